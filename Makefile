@@ -1,0 +1,82 @@
+# informer-go: the one entry point for building, checking and measuring.
+#
+#   make test       everything CI checks (lint, race tests of every module, fuzz smoke, examples)
+#   make test-unit  the fast loop: go test of the root module, no race detector
+#   make bench      benchmarks of the root module
+#   make fuzz       every fuzz target for FUZZTIME each (default 30s)
+#   make lint       gofmt, go vet, staticcheck and the go mod tidy diff of every module
+#   make demo       runs examples/quickstart against the in-memory fake apiserver
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+
+GO          ?= go
+BIN         := $(CURDIR)/bin
+STATICCHECK := $(BIN)/staticcheck
+STATICCHECK_VERSION := v0.8.2
+
+# Every module of the repository: the root and nested modules with their own go.mod.
+MODULES := $(patsubst %/go.mod,%,$(shell find . -name go.mod -not -path './bin/*' | sort))
+
+FUZZTIME       ?= 30s
+FUZZTIME_SMOKE ?= 5s
+BENCHTIME      ?= 1s
+BENCHPATTERN   ?= .
+
+.PHONY: test test-unit race bench fuzz fuzz-smoke lint fmt vet staticcheck tidy examples demo tools clean
+
+test: lint race fuzz-smoke examples
+
+test-unit:
+	$(GO) test -count=1 ./...
+
+race:
+	@for m in $(MODULES); do \
+	  echo "== go test -race $$m"; \
+	  (cd $$m && $(GO) test -race -count=1 -timeout 20m ./...); \
+	done
+
+bench:
+	$(GO) test -run='^$$' -bench='$(BENCHPATTERN)' -benchtime=$(BENCHTIME) -benchmem ./...
+
+fuzz:
+	hack/fuzz.sh $(FUZZTIME)
+
+fuzz-smoke:
+	hack/fuzz.sh $(FUZZTIME_SMOKE)
+
+lint: fmt vet staticcheck tidy
+
+fmt:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+vet:
+	@for m in $(MODULES); do echo "== go vet $$m"; (cd $$m && $(GO) vet ./...); done
+
+staticcheck: $(STATICCHECK)
+	@for m in $(MODULES); do echo "== staticcheck $$m"; (cd $$m && $(STATICCHECK) ./...); done
+
+tidy:
+	@for m in $(MODULES); do echo "== go mod tidy -diff $$m"; (cd $$m && $(GO) mod tidy -diff); done
+
+examples:
+	@if [ -d examples ]; then \
+	  for d in $$(find examples -name '*.go' -exec dirname {} \; | sort -u); do \
+	    echo "== go build ./$$d"; \
+	    m=$$(cd $$d && $(GO) env GOMOD); \
+	    (cd $$(dirname $$m) && $(GO) build -o /dev/null ./$$(realpath --relative-to=$$(dirname $$m) $(CURDIR)/$$d)); \
+	  done; \
+	fi
+
+demo:
+	@if [ -d examples/quickstart ]; then $(GO) run ./examples/quickstart; \
+	else echo "examples/quickstart does not exist yet"; exit 1; fi
+
+tools: $(STATICCHECK)
+
+$(STATICCHECK):
+	GOBIN=$(BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+clean:
+	rm -rf $(BIN)
