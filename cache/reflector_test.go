@@ -268,9 +268,9 @@ func TestReflectorScenarios(t *testing.T) {
 			wantOps:   []string{"replace [ns/a@5]@10", "add ns/c@11"},
 		},
 		{
-			name:     "without an expected type, objects without metadata and Tables are dropped",
-			untyped:  true,
-			lists:    []step{{list: pomList("10", "", a)}},
+			name:    "without an expected type, objects without metadata and Tables are dropped",
+			untyped: true,
+			lists:   []step{{list: pomList("10", "", a)}},
 			watches: []step{{events: []watch.Event{
 				{Type: watch.Added, Object: &metav1.Status{ListMeta: metav1.ListMeta{ResourceVersion: "90"}}},
 				{Type: watch.Added, Object: &unstructured.Unstructured{Object: map[string]any{
@@ -282,8 +282,8 @@ func TestReflectorScenarios(t *testing.T) {
 			wantOps:   []string{"replace [ns/a@5]@10", "add ns/c@11"},
 		},
 		{
-			name:     "a Table list is an error",
-			untyped:  true,
+			name:    "a Table list is an error",
+			untyped: true,
 			lists: []step{
 				{list: &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": "meta.k8s.io/v1", "kind": "Table", "metadata": map[string]any{"resourceVersion": "3"}}}},
 				{list: pomList("10", "", a)},
@@ -467,3 +467,110 @@ func TestReflectorScenarios(t *testing.T) {
 		})
 	}
 }
+
+// TestReflectorWatchListAppliesStoreTransform checks that a streaming list
+// hands the store objects already passed through the store's transform, and
+// that later watch events reach the store untransformed (the store transforms
+// them itself).
+func TestReflectorWatchListAppliesStoreTransform(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lw := newScriptedLW(nil, []step{{events: []watch.Event{
+			added("a", "5"), bookmarkEvent("10", true), added("c", "11"),
+		}, closeAtEnd: true}})
+		store := newRecordingStore()
+		store.transform = func(obj any) (any, error) {
+			p := obj.(*metav1.PartialObjectMetadata).DeepCopy()
+			p.ResourceVersion += "t"
+			return p, nil
+		}
+		r := NewReflectorWithOptions(lw, &metav1.PartialObjectMetadata{}, transformingStore{store}, ReflectorOptions{})
+		runReflector(t, r, lw)
+		want := []string{"replace [ns/a@5t]@10", "add ns/c@11"}
+		if diff := cmp.Diff(want, store.operations()); diff != "" {
+			t.Errorf("store operations (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// TestReflectorWithoutListerWatcherOrStore checks that a reflector built
+// without a ListerWatcher or a store reports it instead of panicking.
+func TestReflectorWithoutListerWatcherOrStore(t *testing.T) {
+	for _, r := range []*Reflector{
+		NewReflector(nil, nil, newRecordingStore(), 0),
+		NewReflector((*ListWatch)(nil), nil, newRecordingStore(), 0),
+		NewReflector(&ListWatch{}, nil, nil, 0),
+		NewReflector(&ListWatch{}, nil, (*recordingStore)(nil), 0),
+	} {
+		if err := r.ListAndWatchWithContext(context.Background()); err == nil {
+			t.Errorf("ListAndWatch succeeded without a ListerWatcher or store")
+		}
+	}
+}
+
+func TestReflectorTypeDescription(t *testing.T) {
+	withGVK := &unstructured.Unstructured{}
+	withGVK.SetAPIVersion("apps/v1")
+	withGVK.SetKind("Deployment")
+	for _, tc := range []struct {
+		name     string
+		expected any
+		opts     ReflectorOptions
+		want     string
+	}{
+		{name: "nil", expected: nil, want: "<unspecified>"},
+		{name: "Go type", expected: &metav1.PartialObjectMetadata{}, want: "*v1.PartialObjectMetadata"},
+		{name: "unstructured without kind", expected: &unstructured.Unstructured{}, want: "*unstructured.Unstructured"},
+		{name: "nil unstructured", expected: (*unstructured.Unstructured)(nil), want: "*unstructured.Unstructured"},
+		{name: "unstructured with kind", expected: withGVK, want: "apps/v1, Kind=Deployment"},
+		{name: "explicit", expected: withGVK, opts: ReflectorOptions{TypeDescription: "deployments"}, want: "deployments"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := NewReflectorWithOptions(&ListWatch{}, tc.expected, newRecordingStore(), tc.opts)
+			if got := r.TypeDescription(); got != tc.want {
+				t.Errorf("TypeDescription() = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestReflectorRejectsOtherKinds checks that a reflector expecting an
+// unstructured kind drops watch events of another kind.
+func TestReflectorRejectsOtherKinds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		u := func(kind, name, rv string) *unstructured.Unstructured {
+			obj := &unstructured.Unstructured{}
+			obj.SetAPIVersion("v1")
+			obj.SetKind(kind)
+			obj.SetNamespace(testNamespace)
+			obj.SetName(name)
+			obj.SetResourceVersion(rv)
+			return obj
+		}
+		list := &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": "v1", "kind": "PodList"}}
+		list.SetResourceVersion("10")
+		lw := newScriptedLW([]step{{list: list}}, []step{{events: []watch.Event{
+			{Type: watch.Added, Object: u("Service", "s", "11")},
+			{Type: watch.Added, Object: u("Pod", "p", "12")},
+		}, closeAtEnd: true}})
+		lw.noWatchList = true
+		var added []string
+		store := &addOnlyStore{add: func(obj any) { added = append(added, obj.(*unstructured.Unstructured).GetName()) }}
+		r := NewReflectorWithOptions(lw, u("Pod", "", ""), store, ReflectorOptions{})
+		runReflector(t, r, lw)
+		if diff := cmp.Diff([]string{"p"}, added); diff != "" {
+			t.Errorf("added (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff([]call{listCall("0", 500), watchCall("10"), watchCall("12")}, callsOf(lw.recorded())); diff != "" {
+			t.Errorf("calls (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// addOnlyStore is a ReflectorStore that only reports adds.
+type addOnlyStore struct{ add func(any) }
+
+func (s *addOnlyStore) Add(obj any) error           { s.add(obj); return nil }
+func (s *addOnlyStore) Update(any) error            { return nil }
+func (s *addOnlyStore) Delete(any) error            { return nil }
+func (s *addOnlyStore) Replace([]any, string) error { return nil }
+func (s *addOnlyStore) Resync() error               { return nil }
