@@ -161,13 +161,20 @@ func mustWatch(t *testing.T, lw listerWatcher, opts metav1.ListOptions) watch.In
 // nextEvent receives one event, failing if the stream closes or none comes.
 func nextEvent(t *testing.T, w watch.Interface) watch.Event {
 	t.Helper()
+	return nextEventWithin(t, w, testTimeout)
+}
+
+// nextEventWithin is nextEvent with a timeout; in a synctest bubble, time
+// only passes while every goroutine is blocked.
+func nextEventWithin(t *testing.T, w watch.Interface, timeout time.Duration) watch.Event {
+	t.Helper()
 	select {
 	case e, ok := <-w.ResultChan():
 		if !ok {
 			t.Fatal("watch closed, want an event")
 		}
 		return e
-	case <-time.After(testTimeout):
+	case <-time.After(timeout):
 		t.Fatal("no watch event")
 	}
 	return watch.Event{}
