@@ -20,7 +20,7 @@ type continueToken struct {
 	APIVersion string `json:"v"`
 	// ResourceVersion is the snapshot the pages are read from; -1 means "the
 	// current one", as in the fresh token of a 410 for an expired token.
-	ResourceVersion int64 `json:"rv"`
+	ResourceVersion int64  `json:"rv"`
 	StartKey        string `json:"start"`
 }
 

@@ -57,7 +57,9 @@ func TestWatchInitialEvents(t *testing.T) {
 		},
 		{
 			name: "legacy from 0 with bookmarks",
-			opts: func(string) metav1.ListOptions { return metav1.ListOptions{ResourceVersion: "0", AllowWatchBookmarks: true} },
+			opts: func(string) metav1.ListOptions {
+				return metav1.ListOptions{ResourceVersion: "0", AllowWatchBookmarks: true}
+			},
 			want: []event{{Type: watch.Added, Key: "ns/a"}, {Type: watch.Added, Key: "ns/b"}, {Type: watch.Bookmark, RV: "current", Ann: initialEventsEnd}},
 		},
 		{

@@ -63,8 +63,8 @@ type WatchStream struct {
 	bookmarkInterval time.Duration
 	bufferSize       int
 	timeout          time.Duration
-	clock      clock.Clock
-	logger     klog.Logger
+	clock            clock.Clock
+	logger           klog.Logger
 	// onBookmark queues a periodic bookmark through the server, which holds
 	// its lock so that no older event can be queued after it.
 	onBookmark func(*WatchStream)
