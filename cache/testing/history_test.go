@@ -81,7 +81,7 @@ func TestContinueToken(t *testing.T) {
 	}
 	for _, bad := range []string{
 		"not base64!",
-		"bm90IGpzb24",                      // not json
+		"bm90IGpzb24", // not json
 		"eyJ2IjoibWV0YS5rOHMuaW8vdjIiLCJydiI6MSwic3RhcnQiOiJhIn0", // version v2
 		"eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MCwic3RhcnQiOiJhIn0", // rv 0
 		"eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MSwic3RhcnQiOiIifQ",  // empty start
