@@ -218,3 +218,21 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// The method sets of cache.ListerWatcher and cache.ListerWatcherWithContext,
+// which Server and NamespaceView implement.
+type legacyListerWatcher interface {
+	List(options metav1.ListOptions) (runtime.Object, error)
+	Watch(options metav1.ListOptions) (watch.Interface, error)
+}
+
+var (
+	_ listerWatcher       = (*framework.Server[*pom])(nil)
+	_ legacyListerWatcher = (*framework.Server[*pom])(nil)
+	_ listerWatcher       = (*framework.NamespaceView[*pom])(nil)
+	_ legacyListerWatcher = (*framework.NamespaceView[*pom])(nil)
+	_ legacyListerWatcher = (*framework.FakeControllerSource)(nil)
+	_ legacyListerWatcher = (*framework.FakePVControllerSource)(nil)
+	_ legacyListerWatcher = (*framework.FakePVCControllerSource)(nil)
+	_ watch.Interface     = (*framework.WatchStream)(nil)
+)

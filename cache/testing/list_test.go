@@ -339,6 +339,20 @@ func TestListTypes(t *testing.T) {
 		if len(list.Items) != 1 || list.Items[0].GroupVersionKind() != gvk {
 			t.Errorf("items %+v", list.Items)
 		}
+
+		// Bookmarks carry the kind, which reflectors of unstructured
+		// objects check.
+		w, err := srv.WatchWithContext(t.Context(), metav1.ListOptions{AllowWatchBookmarks: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Stop()
+		nextEvent(t, w) // ADDED a
+		e := nextEvent(t, w)
+		bookmark, ok := e.Object.(*unstructured.Unstructured)
+		if e.Type != "BOOKMARK" || !ok || bookmark.GroupVersionKind() != gvk || bookmark.GetAnnotations()[metav1.InitialEventsAnnotationKey] != "true" {
+			t.Errorf("got %s %#v, want the initial-events-end bookmark of kind %v", e.Type, e.Object, gvk)
+		}
 	})
 	t.Run("unusable list type", func(t *testing.T) {
 		srv := framework.NewServer(framework.Options[*pom]{NewList: func() runtime.Object { return &pom{} }})

@@ -91,7 +91,10 @@ type Options[T runtime.Object] struct {
 	ResourceVersionTimeout time.Duration
 
 	// BookmarkInterval is the period of BOOKMARK events on watches that
-	// allow them. Defaults to [DefaultBookmarkInterval].
+	// allow them; a watch with a timeout also gets one 2s before it times
+	// out. As on the apiserver, a bookmark is only sent once the server's
+	// resourceVersion has moved past the point the watch started from.
+	// Defaults to [DefaultBookmarkInterval].
 	BookmarkInterval time.Duration
 
 	// IgnoreSendInitialEvents makes watches ignore sendInitialEvents and

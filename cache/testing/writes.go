@@ -134,7 +134,7 @@ func (s *Server[T]) Update(obj T) (T, error) {
 	}
 	if uid := accessor.GetUID(); uid != "" && uid != curAccessor.GetUID() {
 		return zero, apierrors.NewConflict(s.cfg.resource, name,
-			fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", curAccessor.GetUID(), uid))
+			fmt.Errorf("precondition failed: UID in precondition: %v, UID in object meta: %v", curAccessor.GetUID(), uid))
 	}
 	accessor.SetUID(curAccessor.GetUID())
 	accessor.SetCreationTimestamp(curAccessor.GetCreationTimestamp())
