@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -75,4 +76,48 @@ func ExampleServer() {
 	// page [c] at resourceVersion 4
 	// MODIFIED b at resourceVersion 5
 	// DELETED a at resourceVersion 6
+}
+
+// ExampleServer_Compact shows what a client sees when it resumes a watch
+// from a resourceVersion the server no longer has: the watch opens, then
+// delivers one ERROR event with a 410 status, and the client must relist.
+func ExampleServer_Compact() {
+	srv := framework.NewServer(framework.Options[*metav1.PartialObjectMetadata]{})
+	defer srv.Close()
+
+	a, _ := srv.Create(&metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: "a"}})
+	_, _ = srv.Create(&metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: "b"}})
+	srv.Compact()
+
+	w, err := srv.WatchWithContext(context.Background(), metav1.ListOptions{ResourceVersion: a.ResourceVersion})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer w.Stop()
+	e := <-w.ResultChan()
+	fmt.Println(e.Type, apierrors.IsResourceExpired(apierrors.FromObject(e.Object)))
+	_, open := <-w.ResultChan()
+	fmt.Println("open:", open)
+	// Output:
+	// ERROR true
+	// open: false
+}
+
+// ExampleServer_FailNextLists injects a failure into the next list, as a
+// test of a client's retry logic would.
+func ExampleServer_FailNextLists() {
+	srv := framework.NewServer(framework.Options[*metav1.PartialObjectMetadata]{})
+	defer srv.Close()
+
+	srv.FailNextLists(1, apierrors.NewTooManyRequests("slow down", 1))
+	for range 2 {
+		_, err := srv.ListWithContext(context.Background(), metav1.ListOptions{})
+		fmt.Println("too many requests:", apierrors.IsTooManyRequests(err))
+	}
+	fmt.Println("requests:", len(srv.Requests()))
+	// Output:
+	// too many requests: true
+	// too many requests: false
+	// requests: 2
 }
