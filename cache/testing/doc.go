@@ -41,7 +41,9 @@
 //
 // All waiting uses [Options.Clock]: tests drive it with a fake clock from
 // k8s.io/utils/clock/testing, or run inside a testing/synctest bubble with
-// the default real clock.
+// the default real clock. In a bubble, create the server inside it too, so
+// that its channels and goroutines belong to the bubble, and close it before
+// the bubble ends.
 //
 // The conformance subpackage holds scenarios that hold against any
 // kube-apiserver; they run against Server in this module and against a real

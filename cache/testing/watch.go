@@ -48,6 +48,7 @@ func (s *Server[T]) watch(ctx context.Context, namespace string, opts metav1.Lis
 	streamErr := s.faults.watchStreams.take()
 	s.mu.Unlock()
 
+	received := opts // as the client sent them, for WatchStream.Options
 	if s.cfg.ignoreInitial {
 		opts.SendInitialEvents = nil
 		opts.ResourceVersionMatch = ""
@@ -74,14 +75,14 @@ func (s *Server[T]) watch(ctx context.Context, namespace string, opts metav1.Lis
 	sendInitial := internal.SendInitialEvents
 
 	if streamErr != nil {
-		return s.openErrorStream(ctx, namespace, opts, f, streamErr)
+		return s.openErrorStream(ctx, namespace, received, f, streamErr)
 	}
 	if sendInitial != nil && *sendInitial && rv > 0 {
 		if err := s.waitForResourceVersion(ctx, rv); err != nil {
 			if ctx.Err() != nil {
 				return nil, err
 			}
-			return s.openErrorStream(ctx, namespace, opts, f, err)
+			return s.openErrorStream(ctx, namespace, received, f, err)
 		}
 	}
 
@@ -90,7 +91,7 @@ func (s *Server[T]) watch(ctx context.Context, namespace string, opts metav1.Lis
 	if s.closed {
 		return nil, errClosed()
 	}
-	w := s.newStreamLocked(namespace, opts, f)
+	w := s.newStreamLocked(namespace, received, f)
 	switch {
 	case sendInitial != nil && *sendInitial:
 		w.initial = s.initialEventsLocked(f)

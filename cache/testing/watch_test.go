@@ -217,8 +217,16 @@ func TestWatchNamespaceAndFields(t *testing.T) {
 	mustCreate(t, srv, object("ns", "skip", nil))
 	want := mustCreate(t, srv, object("ns", "a", nil))
 	expectEvents(t, w, event{Type: watch.Added, Key: "ns/a", RV: want.ResourceVersion})
-	if got := w.(*framework.WatchStream).Namespace(); got != "ns" {
+	stream := w.(*framework.WatchStream)
+	if got := stream.Namespace(); got != "ns" {
 		t.Errorf("stream namespace %q, want ns", got)
+	}
+	if got := stream.Options().FieldSelector; got != "metadata.name!=skip" {
+		t.Errorf("stream options have field selector %q", got)
+	}
+	requests := srv.Requests()
+	if len(requests) != 1 || requests[0].Verb != framework.VerbWatch || requests[0].Namespace != "ns" {
+		t.Errorf("requests %+v, want one watch of ns", requests)
 	}
 }
 
