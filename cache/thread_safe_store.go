@@ -211,6 +211,12 @@ func (c *threadSafeMap) update(key string, obj any) error {
 	if err != nil {
 		return err
 	}
+	return c.commit(key, obj, p)
+}
+
+// commit stores obj under key with the indexed values prepared for it, and
+// records its resource version.
+func (c *threadSafeMap) commit(key string, obj any, p keyedValues) error {
 	rv, hasRV := rvFromObject(obj)
 	c.lock.Lock()
 	defer c.lock.Unlock()
