@@ -163,12 +163,65 @@ type storeIndex struct {
 	// value with no key left is removed, so indexes do not grow with the
 	// history of short-lived values.
 	indices Indices
-	// values maps a key to the values it is indexed under, by index position
-	// in set. A key indexed under no value at all has no entry. Keeping the
-	// values makes removal independent of the index functions: it never
-	// fails, and stays exact even if an index function is not deterministic
-	// or a stored object was mutated in place.
-	values map[string][][]string
+	// values maps a key to the values it is indexed under. A key indexed
+	// under no value at all has no entry. Keeping the values makes removal
+	// independent of the index functions: it never fails, and stays exact
+	// even if an index function is not deterministic or a stored object was
+	// mutated in place.
+	values map[string]keyValues
+}
+
+// keyValues is a copy of the values of one key, for every index of a set, in
+// as few allocations as possible.
+type keyValues struct {
+	// flat holds the values of every index, in index order.
+	flat []string
+	// ends[i] is where the values of index i end in flat. It is nil in the
+	// common case where every index has exactly one value: flat[i] is then
+	// the value of index i.
+	ends []int32
+}
+
+// at returns the values of the index at position pos. The result must not be
+// modified.
+func (kv keyValues) at(pos int) []string {
+	switch {
+	case kv.flat == nil:
+		return nil
+	case kv.ends == nil:
+		return kv.flat[pos : pos+1 : pos+1]
+	}
+	start := int32(0)
+	if pos > 0 {
+		start = kv.ends[pos-1]
+	}
+	return kv.flat[start:kv.ends[pos]:kv.ends[pos]]
+}
+
+// newKeyValues copies values, which holds the values of each index of a set.
+// ok is false when there is no value at all.
+func newKeyValues(values [][]string) (kv keyValues, ok bool) {
+	total, single := 0, true
+	for _, v := range values {
+		total += len(v)
+		single = single && len(v) == 1
+	}
+	if total == 0 {
+		return keyValues{}, false
+	}
+	kv.flat = make([]string, 0, total)
+	if single {
+		for _, v := range values {
+			kv.flat = append(kv.flat, v[0])
+		}
+		return kv, true
+	}
+	kv.ends = make([]int32, len(values))
+	for pos, v := range values {
+		kv.flat = append(kv.flat, v...)
+		kv.ends[pos] = int32(len(kv.flat))
+	}
+	return kv, true
 }
 
 // newStoreIndex returns an empty index maintained for set.
@@ -178,7 +231,7 @@ func newStoreIndex(set *indexSet) *storeIndex {
 		i.indices[name] = index{}
 	}
 	if len(set.names) > 0 {
-		i.values = map[string][][]string{}
+		i.values = map[string]keyValues{}
 	}
 	return i
 }
@@ -193,10 +246,8 @@ func (i *storeIndex) update(key string, newValues [][]string) {
 	old := i.values[key]
 	changed := false
 	for pos, name := range i.set.names {
-		var before, after []string
-		if old != nil {
-			before = old[pos]
-		}
+		before := old.at(pos)
+		var after []string
 		if newValues != nil {
 			after = newValues[pos]
 		}
@@ -243,22 +294,11 @@ func (i *storeIndex) updateLarge(idx index, key string, before, after []string) 
 
 // keep records a copy of the values of key, or forgets key when it has none.
 func (i *storeIndex) keep(key string, values [][]string) {
-	total := 0
-	for _, v := range values {
-		total += len(v)
-	}
-	if total == 0 {
+	if kv, ok := newKeyValues(values); ok {
+		i.values[key] = kv
+	} else {
 		delete(i.values, key)
-		return
 	}
-	flat := make([]string, 0, total)
-	entry := make([][]string, len(values))
-	for pos, v := range values {
-		start := len(flat)
-		flat = append(flat, v...)
-		entry[pos] = flat[start:len(flat):len(flat)]
-	}
-	i.values[key] = entry
 }
 
 // extend starts maintaining the indexes of set, which must be i.set followed
@@ -270,28 +310,36 @@ func (i *storeIndex) extend(set *indexSet, added map[string][][]string) {
 		i.indices[name] = index{}
 	}
 	if i.values == nil {
-		i.values = make(map[string][][]string, len(added))
+		i.values = make(map[string]keyValues, len(added))
 	}
-	for key, values := range i.values {
-		grown := make([][]string, len(set.names))
-		copy(grown, values)
-		i.values[key] = grown
+	// Re-lay the values of every key for the larger set.
+	keys := make(map[string]struct{}, len(i.values)+len(added))
+	for key := range i.values {
+		keys[key] = struct{}{}
 	}
-	i.set = set
-	for key, values := range added {
-		all := i.values[key]
-		if all == nil {
-			all = make([][]string, len(set.names))
+	for key := range added {
+		keys[key] = struct{}{}
+	}
+	all := make([][]string, len(set.names))
+	for key := range keys {
+		old := i.values[key]
+		for pos := range first {
+			all[pos] = old.at(pos)
 		}
-		for pos, vs := range values {
-			name := set.names[first+pos]
-			for _, v := range vs {
+		newValues := added[key]
+		for pos := first; pos < len(set.names); pos++ {
+			all[pos] = nil
+			if newValues != nil {
+				all[pos] = newValues[pos-first]
+			}
+			name := set.names[pos]
+			for _, v := range all[pos] {
 				addKey(i.indices[name], v, key)
 			}
-			all[first+pos] = vs
 		}
 		i.keep(key, all)
 	}
+	i.set = set
 }
 
 // keysByValue returns the keys indexed under value in the named index. The set

@@ -178,17 +178,17 @@ func (c *threadSafeMap) prepare(key string, obj any, buf [][]string) (keyedValue
 	return keyedValues{set: set, values: values}, err
 }
 
-// refreshLocked recomputes p if the index set changed since it was prepared.
-func (c *threadSafeMap) refreshLocked(key string, obj any, p *keyedValues) error {
+// refreshLocked returns p, recomputed if the index set changed since it was
+// prepared.
+func (c *threadSafeMap) refreshLocked(key string, obj any, p keyedValues) (keyedValues, error) {
 	if p.set == c.index.set {
-		return nil
+		return p, nil
 	}
 	values, err := c.index.set.compute(key, obj, len(p.set.names), p.values)
 	if err != nil {
-		return err
+		return p, err
 	}
-	p.set, p.values = c.index.set, values
-	return nil
+	return keyedValues{set: c.index.set, values: values}, nil
 }
 
 // Add is Update.
@@ -220,7 +220,8 @@ func (c *threadSafeMap) commit(key string, obj any, p keyedValues) error {
 	rv, hasRV := rvFromObject(obj)
 	c.lock.Lock()
 	defer c.lock.Unlock()
-	if err := c.refreshLocked(key, obj, &p); err != nil {
+	p, err := c.refreshLocked(key, obj, p)
+	if err != nil {
 		return err
 	}
 	c.items[key] = obj
@@ -311,8 +312,8 @@ func (c *threadSafeMap) transaction(txns []ThreadSafeStoreTransaction) []error {
 			last = i
 			continue
 		}
-		p := &prepared[i]
-		if err := c.refreshLocked(txn.Key, txn.Object, p); err != nil {
+		p, err := c.refreshLocked(txn.Key, txn.Object, prepared[i])
+		if err != nil {
 			fail(i, err)
 			continue
 		}
