@@ -617,6 +617,6 @@ func FuzzThreadSafeStore(f *testing.F) {
 			return
 		}
 		keyed := data[0]%2 == 1
-		storeRunOps(t, keyed, &bytesSource{data: data[1:]}, 1<<20)
+		storeRunOps(t, keyed, &bytesSource{data: data[1:]}, 64)
 	})
 }
