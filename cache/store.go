@@ -88,9 +88,10 @@ func WithStoreMetrics(identifier InformerNameAndResource, metrics InformerMetric
 }
 
 // NewStore returns an empty [Store] keyed by keyFunc: a map guarded by a
-// read-write lock. It also implements [TransactionStore]. Get and GetByKey do
-// not allocate. A nil keyFunc makes every keyed operation fail with a
-// [KeyError]; nil options are ignored.
+// read-write lock. It also implements [TransactionStore]. GetByKey does not
+// allocate, and neither does Get when keyFunc is [MetaNamespaceKeyFunc] or
+// [DeletionHandlingMetaNamespaceKeyFunc]. A nil keyFunc makes every keyed
+// operation fail with a [KeyError]; nil options are ignored.
 func NewStore(keyFunc KeyFunc, opts ...StoreOption) Store {
 	return newCache(keyFunc, nil, opts)
 }
