@@ -100,6 +100,7 @@ func newExpirationCache(keyFunc KeyFunc, policy ExpirationPolicy, clk clock.Cloc
 // neverExpire is the policy of a cache built without one.
 type neverExpire struct{}
 
+// IsExpired reports false.
 func (neverExpire) IsExpired(*TimestampedEntry) bool { return false }
 
 // getOrExpire returns the object under key unless it has expired; an expired

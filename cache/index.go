@@ -69,10 +69,12 @@ type indexError struct {
 	err   error
 }
 
+// Error names the key, the index and the cause.
 func (e *indexError) Error() string {
 	return fmt.Sprintf("unable to calculate an index entry for key %q on index %q: %v", e.key, e.index, e.err)
 }
 
+// Unwrap returns the index function's error.
 func (e *indexError) Unwrap() error { return e.err }
 
 // errIndexNotFound is the error of a query on an index that does not exist.

@@ -132,6 +132,7 @@ type genericLister struct {
 	resource schema.GroupResource
 }
 
+// List returns the matching objects of every namespace.
 func (s *genericLister) List(selector labels.Selector) (ret []runtime.Object, err error) {
 	var typeErr error
 	err = ListAll(s.indexer, selector, func(obj any) {
@@ -140,10 +141,12 @@ func (s *genericLister) List(selector labels.Selector) (ret []runtime.Object, er
 	return ret, errors.Join(err, typeErr)
 }
 
+// ByNamespace returns a lister of one namespace.
 func (s *genericLister) ByNamespace(namespace string) GenericNamespaceLister {
 	return &genericNamespaceLister{indexer: s.indexer, namespace: namespace, resource: s.resource}
 }
 
+// Get returns the object stored under the key name.
 func (s *genericLister) Get(name string) (runtime.Object, error) {
 	return getRuntimeObject(s.indexer, name, name, s.resource)
 }
@@ -154,6 +157,7 @@ type genericNamespaceLister struct {
 	resource  schema.GroupResource
 }
 
+// List returns the matching objects of the namespace.
 func (s *genericNamespaceLister) List(selector labels.Selector) (ret []runtime.Object, err error) {
 	var typeErr error
 	err = ListAllByNamespace(s.indexer, s.namespace, selector, func(obj any) {
@@ -162,6 +166,7 @@ func (s *genericNamespaceLister) List(selector labels.Selector) (ret []runtime.O
 	return ret, errors.Join(err, typeErr)
 }
 
+// Get returns the object of the namespace with the given name.
 func (s *genericNamespaceLister) Get(name string) (runtime.Object, error) {
 	return getRuntimeObject(s.indexer, s.namespace+"/"+name, name, s.resource)
 }

@@ -103,8 +103,11 @@ func NewCacheMutationDetectorWithOptions(name string, options MutationDetectorOp
 // dummyMutationDetector is the detector of a process without detection.
 type dummyMutationDetector struct{}
 
+// Run returns at once.
 func (dummyMutationDetector) Run(stopCh <-chan struct{}) {}
-func (dummyMutationDetector) AddObject(obj any)          {}
+
+// AddObject does nothing.
+func (dummyMutationDetector) AddObject(obj any) {}
 
 // watchedObject is an object put in the cache and the copy made then.
 type watchedObject struct {

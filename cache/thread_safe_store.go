@@ -558,15 +558,18 @@ func parseRVForMetricsWithTruncation(rv string) (int64, error) {
 // nilItemError refuses to store a nil object under key.
 type nilItemError struct{ key string }
 
+// Error names the key.
 func (e *nilItemError) Error() string {
 	return "cannot store a nil object under key " + strconv.Quote(e.key)
 }
 
+// Unwrap returns errNilObject.
 func (e *nilItemError) Unwrap() error { return errNilObject }
 
 // unknownTransactionTypeError refuses a transaction of an unknown type.
 type unknownTransactionTypeError struct{ typ TransactionType }
 
+// Error names the type.
 func (e *unknownTransactionTypeError) Error() string {
 	return "unknown transaction type " + strconv.Quote(string(e.typ))
 }
