@@ -215,9 +215,3 @@ func describe(obj any) string {
 	}
 	return fmt.Sprintf("%#v", obj)
 }
-
-// isNilPointer reports whether v holds a nil pointer.
-func isNilPointer(v any) bool {
-	rv := reflect.ValueOf(v)
-	return rv.Kind() == reflect.Pointer && rv.IsNil()
-}
