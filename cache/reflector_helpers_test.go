@@ -300,7 +300,7 @@ func newRecordingStore() *recordingStore {
 	}
 }
 
-func describe(obj any) string {
+func testObjString(obj any) string {
 	p, ok := obj.(*metav1.PartialObjectMetadata)
 	if !ok {
 		return fmt.Sprintf("%T", obj)
@@ -309,7 +309,7 @@ func describe(obj any) string {
 }
 
 func (s *recordingStore) log(op string, obj any) error {
-	s.ops = append(s.ops, op+" "+describe(obj))
+	s.ops = append(s.ops, op+" "+testObjString(obj))
 	defer s.notify()
 	if err := s.failOn[op]; err != nil {
 		return err
@@ -357,7 +357,7 @@ func (s *recordingStore) Replace(list []any, rv string) error {
 	defer s.notify()
 	var names []string
 	for _, obj := range list {
-		names = append(names, describe(obj))
+		names = append(names, testObjString(obj))
 	}
 	s.ops = append(s.ops, fmt.Sprintf("replace [%s]@%s", strings.Join(names, " "), rv))
 	if err := s.failOn["replace"]; err != nil {
@@ -392,7 +392,7 @@ func (s *recordingStore) contents() []string {
 	defer s.mu.Unlock()
 	var out []string
 	for _, p := range s.items {
-		out = append(out, describe(p))
+		out = append(out, testObjString(p))
 	}
 	sort.Strings(out)
 	return out
