@@ -40,9 +40,12 @@ type checkingHandler struct {
 func (h *checkingHandler) snapshot() {
 	h.stores = append(h.stores, strings.Join(storeContents(h.store), " "))
 }
-func (h *checkingHandler) OnAdd(obj any, initial bool) { h.snapshot(); h.handlerLog.OnAdd(obj, initial) }
-func (h *checkingHandler) OnUpdate(o, n any)           { h.snapshot(); h.handlerLog.OnUpdate(o, n) }
-func (h *checkingHandler) OnDelete(obj any)            { h.snapshot(); h.handlerLog.OnDelete(obj) }
+func (h *checkingHandler) OnAdd(obj any, initial bool) {
+	h.snapshot()
+	h.handlerLog.OnAdd(obj, initial)
+}
+func (h *checkingHandler) OnUpdate(o, n any) { h.snapshot(); h.handlerLog.OnUpdate(o, n) }
+func (h *checkingHandler) OnDelete(obj any)  { h.snapshot(); h.handlerLog.OnDelete(obj) }
 
 func TestProcessDeltas(t *testing.T) {
 	tests := []struct {
