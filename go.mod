@@ -3,6 +3,7 @@ module github.com/informer-go/informer
 go 1.26.0
 
 require (
+	github.com/google/go-cmp v0.7.0
 	go.uber.org/goleak v1.3.0
 	k8s.io/apimachinery v0.37.2
 	k8s.io/klog/v2 v2.140.0
