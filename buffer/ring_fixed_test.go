@@ -143,6 +143,7 @@ func FuzzTypedRingFixed(f *testing.F) {
 	f.Add(uint8(1), []byte{0, 1, 2, 255, 3})
 	f.Add(uint8(4), []byte{3, 4, 5, 9, 255, 8})
 	f.Fuzz(func(t *testing.T, size uint8, ops []byte) {
+		ops = ops[:min(len(ops), maxFuzzOps)]
 		r, err := NewTypedRingFixed[byte](int(size))
 		if size == 0 {
 			if !errors.Is(err, ErrInvalidSize) {

@@ -145,6 +145,7 @@ func FuzzRing(f *testing.F) {
 	f.Add(uint8(100), uint8(10), []byte{1, 60, 61, 62, 63})
 	f.Add(uint8(3), uint8(7), []byte{20, 3, 40, 41, 255})
 	f.Fuzz(func(t *testing.T, initial, normal uint8, ops []byte) {
+		ops = ops[:min(len(ops), maxFuzzOps)]
 		r := NewRing[*int](RingOptions{InitialSize: int(initial), NormalSize: int(normal)})
 		runRingOps(t, r, &ringModel{capacity: int(initial), normalSize: int(normal)}, ops)
 		g := NewTypedRingGrowing[*int](RingGrowingOptions{InitialSize: int(initial)})
