@@ -23,7 +23,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
-	"k8s.io/apimachinery/pkg/util/wait"
+	"github.com/informer-go/informer/wait"
 )
 
 const (
