@@ -198,7 +198,7 @@ func newRealFIFO(opts RealFIFOOptions, clk clock.PassiveClock) *RealFIFO {
 // events falls back to when it was given none.
 type noKnownObjects struct{}
 
-func (noKnownObjects) ListKeys() []string                { return nil }
+func (noKnownObjects) ListKeys() []string                 { return nil }
 func (noKnownObjects) GetByKey(string) (any, bool, error) { return nil, false, nil }
 
 // keyOf computes the key of obj, unwrapping [Deltas] (newest), [Delta] and
