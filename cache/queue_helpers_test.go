@@ -47,11 +47,13 @@ func markTransform(obj any) (any, error) {
 
 // stubKnownObjects is a map-based KeyListerGetter standing in for the
 // consumer's store. ListKeys returns sorted keys, so tests are deterministic.
-// Lookups of keys in failing return an error. Safe for concurrent use.
+// Lookups of keys in failing return an error; phantom keys are listed but
+// not found. Safe for concurrent use.
 type stubKnownObjects struct {
 	mu      sync.Mutex
 	objs    map[string]any
 	failing map[string]bool
+	phantom []string
 }
 
 var errStubLookup = errors.New("stub lookup failed")
@@ -67,7 +69,7 @@ func newStubKnownObjects(objs ...*metav1.PartialObjectMetadata) *stubKnownObject
 func (s *stubKnownObjects) ListKeys() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.Sorted(maps.Keys(s.objs))
+	return slices.Sorted(slices.Values(append(slices.Collect(maps.Keys(s.objs)), s.phantom...)))
 }
 
 func (s *stubKnownObjects) GetByKey(key string) (any, bool, error) {
