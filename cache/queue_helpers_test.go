@@ -4,6 +4,7 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -189,4 +190,60 @@ func (m *fakeFIFOMetrics) snapshot() (queued, latencies []float64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return slices.Clone(m.queued), slices.Clone(m.latencies)
+}
+
+// opReader hands out the bytes of a fuzz input or random sequence, then zeros.
+type opReader struct {
+	data []byte
+	pos  int
+}
+
+func (r *opReader) more() bool { return r.pos < len(r.data) }
+
+func (r *opReader) next() byte {
+	if r.pos >= len(r.data) {
+		return 0
+	}
+	b := r.data[r.pos]
+	r.pos++
+	return b
+}
+
+// modelNames are the object names model tests use; few, so keys collide.
+var modelNames = []string{"a", "b", "c", "d"}
+
+// modelList decodes a Replace list: a subset of modelNames (one bit each), at
+// resource version rv, optionally with the first object listed twice and
+// optionally with an object the transformer refuses.
+func modelList(b byte, rv int) []any {
+	var list []any
+	for i, name := range modelNames {
+		if b&(1<<i) != 0 {
+			list = append(list, qobj(name, strconv.Itoa(rv)))
+		}
+	}
+	if b&0x10 != 0 && len(list) > 0 {
+		first := list[0].(*metav1.PartialObjectMetadata)
+		list = append(list, qobj(first.Name, strconv.Itoa(rv)+"-dup"))
+	}
+	if b&0x20 != 0 {
+		list = append(list, qobj("bad", strconv.Itoa(rv)))
+	}
+	return list
+}
+
+// modelApply writes popped deltas into a model of the consumer's store.
+func modelApply(known map[string]any, deltas []Delta) {
+	for _, d := range deltas {
+		key, err := DeletionHandlingMetaNamespaceKeyFunc(d.Object)
+		if err != nil {
+			continue
+		}
+		switch d.Type {
+		case Added, Updated, Replaced, Sync:
+			known[key] = d.Object
+		case Deleted:
+			delete(known, key)
+		}
+	}
 }
