@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/klog/v2"
 )
 
 // deltaFIFOModel is the documented behaviour of a DeltaFIFO, written as
@@ -169,6 +170,7 @@ func (m *deltaFIFOModel) pop() (deltas Deltas, initial bool, ok bool) {
 func runDeltaFIFOModel(t *testing.T, data []byte) {
 	r := &opReader{data: data}
 	cfg := r.next()
+	var discard klog.Logger // the zero logger discards; failed lookups would flood the fuzzer's output
 	m := &deltaFIFOModel{
 		hasKnown:     cfg&1 != 0,
 		emitReplaced: cfg&2 != 0,
@@ -176,7 +178,7 @@ func runDeltaFIFOModel(t *testing.T, data []byte) {
 		failing:      map[string]bool{},
 		pending:      map[string]Deltas{},
 	}
-	opts := DeltaFIFOOptions{EmitDeltaTypeReplaced: m.emitReplaced}
+	opts := DeltaFIFOOptions{EmitDeltaTypeReplaced: m.emitReplaced, Logger: &discard}
 	var known *stubKnownObjects
 	if m.hasKnown {
 		// The consumer may know objects before the first Replace.
@@ -213,6 +215,9 @@ func runDeltaFIFOModel(t *testing.T, data []byte) {
 		t.Helper()
 		wantDeltas, wantInitial, ok := m.pop()
 		if !ok {
+			if got := deltaFIFOLen(f); got != 0 {
+				t.Fatalf("step %d: the model is empty, the FIFO holds %d keys", step, got)
+			}
 			if !m.closed {
 				return // Pop would block
 			}
@@ -221,6 +226,9 @@ func runDeltaFIFOModel(t *testing.T, data []byte) {
 				t.Fatalf("step %d: Pop on a closed empty FIFO = %v", step, err)
 			}
 			return
+		}
+		if deltaFIFOLen(f) == 0 {
+			t.Fatalf("step %d: the FIFO is empty, the model pops %v", step, wantDeltas)
 		}
 		var gotInitial bool
 		item, err := f.Pop(func(obj any, initial bool) error {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/klog/v2"
 )
 
 // realFIFOModel is the documented behaviour of a RealFIFO, written as plainly
@@ -168,12 +169,13 @@ func (m *realFIFOModel) popBatch(limit int) (batch []Delta, initial bool, ok boo
 func runRealFIFOModel(t *testing.T, data []byte) {
 	r := &opReader{data: data}
 	cfg := r.next()
+	var discard klog.Logger // the zero logger discards; failed lookups would flood the fuzzer's output
 	m := &realFIFOModel{
 		atomic:    cfg&1 != 0,
 		transform: cfg&2 != 0,
 		failing:   map[string]bool{},
 	}
-	opts := RealFIFOOptions{AtomicEvents: m.atomic}
+	opts := RealFIFOOptions{AtomicEvents: m.atomic, Logger: &discard}
 	if m.transform {
 		opts.Transformer = markTransform
 	}
@@ -222,6 +224,9 @@ func runRealFIFOModel(t *testing.T, data []byte) {
 		}
 		wantBatch, wantInitial, ok := m.popBatch(limit)
 		if !ok {
+			if got := realFIFOLen(f); got != 0 {
+				t.Fatalf("step %d: the model is empty, the FIFO holds %d deltas", step, got)
+			}
 			if !m.closed {
 				return // Pop would block
 			}
@@ -230,6 +235,9 @@ func runRealFIFOModel(t *testing.T, data []byte) {
 				t.Fatalf("step %d: Pop on a closed empty FIFO = %v", step, err)
 			}
 			return
+		}
+		if realFIFOLen(f) == 0 {
+			t.Fatalf("step %d: the FIFO is empty, the model pops %v", step, wantBatch)
 		}
 		want := popped{Deltas: wantBatch, Initial: wantInitial, Single: len(wantBatch) == 1}
 		var got popped
