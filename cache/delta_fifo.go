@@ -3,6 +3,7 @@ package cache
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"k8s.io/klog/v2"
@@ -323,6 +324,10 @@ func (f *DeltaFIFO) Replace(list []any, resourceVersion string) error {
 		listed[key] = struct{}{}
 	}
 
+	if len(f.items) == 0 {
+		f.items = make(map[string]Deltas, len(listed)) // spare a relist the rehashing
+	}
+	f.queue = slices.Grow(f.queue, len(listed))
 	for i, key := range keys {
 		f.appendLocked(key, Delta{Type: action, Object: objs[i]})
 	}
@@ -435,7 +440,7 @@ func (f *DeltaFIFO) Pop(process PopProcessFunc) (any, error) {
 	key := f.queue[0]
 	f.queue[0] = ""
 	f.queue = f.queue[1:]
-	deltas := f.items[key]
+	var deltas any = f.items[key] // boxed once
 	delete(f.items, key)
 	defer f.sync.processed(f.sync.taking(1)) // argument evaluated now, decrement after process
 

@@ -2,6 +2,7 @@ package cache
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -388,5 +389,83 @@ func TestDeltaFIFOConstruction(t *testing.T) {
 	}
 	if err := d.Add(qobj("a", "1")); err != nil { // default key function
 		t.Fatal(err)
+	}
+}
+
+// benchKnownObjects is a KeyListerGetter whose ListKeys costs nothing, so
+// benchmarks measure the queue.
+type benchKnownObjects struct {
+	keys []string
+	objs map[string]any
+}
+
+func (k *benchKnownObjects) ListKeys() []string { return k.keys }
+
+func (k *benchKnownObjects) GetByKey(key string) (any, bool, error) {
+	obj, ok := k.objs[key]
+	return obj, ok, nil
+}
+
+func benchObjects(n int) []any {
+	objs := make([]any, n)
+	for i := range objs {
+		objs[i] = qobj(fmt.Sprintf("obj-%06d", i), "1")
+	}
+	return objs
+}
+
+func noopProcess(any, bool) error { return nil }
+
+// BenchmarkDeltaFIFOAddPop measures one Pop and one Add with the given number
+// of keys queued: each iteration pops the oldest key and queues it again.
+func BenchmarkDeltaFIFOAddPop(b *testing.B) {
+	for _, n := range []int{100, 10_000} {
+		b.Run(fmt.Sprintf("keys=%d", n), func(b *testing.B) {
+			objs := benchObjects(n)
+			f := NewDeltaFIFOWithOptions(DeltaFIFOOptions{})
+			for _, obj := range objs {
+				if err := f.Add(obj); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				if _, err := f.Pop(noopProcess); err != nil {
+					b.Fatal(err)
+				}
+				if err := f.Add(objs[i%n]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDeltaFIFOReplace measures a relist of 100k objects into a fresh
+// FIFO, without known objects and with 100k known objects (a tenth of them
+// missing from the list, so they get tombstones).
+func BenchmarkDeltaFIFOReplace(b *testing.B) {
+	const n = 100_000
+	objs := benchObjects(n)
+	known := &benchKnownObjects{objs: map[string]any{}}
+	for _, obj := range objs {
+		key, _ := MetaNamespaceKeyFunc(obj)
+		known.keys = append(known.keys, key)
+		known.objs[key] = obj
+	}
+	list := objs[:n-n/10]
+	for _, tc := range []struct {
+		name  string
+		known KeyListerGetter
+	}{{"known=none", nil}, {"known=100000", known}} {
+		b.Run(fmt.Sprintf("items=%d/%s", len(list), tc.name), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				f := NewDeltaFIFOWithOptions(DeltaFIFOOptions{KnownObjects: tc.known, EmitDeltaTypeReplaced: true})
+				if err := f.Replace(list, "1"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -142,7 +142,7 @@ func testQueueContract(t *testing.T, impl queueImpl) {
 		if checker.Name() == "" {
 			t.Error("checker has no name")
 		}
-		if checker.Done() != checker.Done() {
+		if first, second := checker.Done(), checker.Done(); first != second {
 			t.Error("Done returns different channels")
 		}
 		if err := q.Update(qobj("a", "1")); err != nil {

@@ -100,7 +100,10 @@ type RealFIFO struct {
 	cond sync.Cond // L is &mu; signalled when items grows or the FIFO closes
 
 	// items holds the queued deltas, oldest first. guarded by mu.
-	items []Delta
+	items []queuedDelta
+	// batchKeys is PopBatch's scratch set of the keys in the batch, empty
+	// between calls. guarded by mu.
+	batchKeys map[string]struct{}
 
 	sync   initialSync // guarded by mu
 	closed bool        // guarded by mu
@@ -153,6 +156,7 @@ func newRealFIFO(opts RealFIFOOptions, clk clock.PassiveClock) *RealFIFO {
 		knownObjects:          opts.KnownObjects,
 		transformer:           opts.Transformer,
 		batchSize:             defaultBatchSize,
+		batchKeys:             map[string]struct{}{},
 		atomicEvents:          opts.AtomicEvents,
 		unlockWhileProcessing: opts.UnlockWhileProcessing,
 		emitDeltaTypeBookmark: opts.EmitDeltaTypeBookmark,
@@ -192,6 +196,14 @@ func newRealFIFO(opts RealFIFOOptions, clk clock.PassiveClock) *RealFIFO {
 		f.knownObjects = noKnownObjects{}
 	}
 	return f
+}
+
+// queuedDelta is a queued delta with the key of its object, computed once
+// when it was queued. The deltas of a whole Replace or resync and bookmarks
+// have no key ("").
+type queuedDelta struct {
+	key string
+	Delta
 }
 
 // noKnownObjects is the empty KeyListerGetter a RealFIFO without atomic
@@ -259,21 +271,22 @@ func (f *RealFIFO) Delete(obj any) error {
 }
 
 func (f *RealFIFO) write(t DeltaType, obj any) error {
-	if _, err := f.keyOf(obj); err != nil {
+	key, err := f.keyOf(obj)
+	if err != nil {
 		return KeyError{obj, err}
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	obj, err := f.transform(obj)
+	obj, err = f.transform(obj)
 	if err != nil {
 		return err
 	}
 	f.sync.written()
-	f.appendLocked(Delta{Type: t, Object: obj})
+	f.appendLocked(queuedDelta{key, Delta{Type: t, Object: obj}})
 	return nil
 }
 
-func (f *RealFIFO) appendLocked(deltas ...Delta) {
+func (f *RealFIFO) appendLocked(deltas ...queuedDelta) {
 	if len(deltas) == 0 {
 		return
 	}
@@ -291,7 +304,7 @@ func (f *RealFIFO) Bookmark(resourceVersion string) error {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.appendLocked(Delta{Type: Bookmark, Object: BookmarkInfo{ResourceVersion: resourceVersion}})
+	f.appendLocked(queuedDelta{Delta: Delta{Type: Bookmark, Object: BookmarkInfo{ResourceVersion: resourceVersion}}})
 	return nil
 }
 
@@ -328,13 +341,9 @@ func (f *RealFIFO) Replace(list []any, resourceVersion string) error {
 	}
 
 	if f.atomicEvents {
-		f.appendLocked(Delta{Type: ReplacedAll, Object: ReplacedAllInfo{ResourceVersion: resourceVersion, Objects: objs}})
+		f.appendLocked(queuedDelta{Delta: Delta{Type: ReplacedAll, Object: ReplacedAllInfo{ResourceVersion: resourceVersion, Objects: objs}}})
 	} else {
-		deltas, err := f.reconcileReplacementLocked(keys, objs)
-		if err != nil {
-			return err
-		}
-		f.appendLocked(deltas...)
+		f.appendLocked(f.reconcileReplacementLocked(keys, objs)...)
 	}
 	f.sync.replaced(len(f.items))
 	return nil
@@ -342,7 +351,7 @@ func (f *RealFIFO) Replace(list []any, resourceVersion string) error {
 
 // reconcileReplacementLocked returns the deltas a non-atomic Replace of the
 // listed objects (with keys) queues. It changes nothing.
-func (f *RealFIFO) reconcileReplacementLocked(keys []string, objs []any) ([]Delta, error) {
+func (f *RealFIFO) reconcileReplacementLocked(keys []string, objs []any) []queuedDelta {
 	listed := make(map[string]struct{}, len(keys))
 	for _, key := range keys {
 		listed[key] = struct{}{}
@@ -352,26 +361,23 @@ func (f *RealFIFO) reconcileReplacementLocked(keys []string, objs []any) ([]Delt
 	var queuedKeys []string
 	last := map[string]Delta{}
 	for _, d := range f.items {
-		key, err := f.keyOf(d.Object)
-		if err != nil {
-			return nil, KeyError{d.Object, err}
+		if _, seen := last[d.key]; !seen {
+			queuedKeys = append(queuedKeys, d.key)
 		}
-		if _, seen := last[key]; !seen {
-			queuedKeys = append(queuedKeys, key)
-		}
-		last[key] = d
+		last[d.key] = d.Delta
 	}
 
-	deltas := make([]Delta, 0, len(objs))
+	deltas := make([]queuedDelta, 0, len(objs))
+	tombstone := func(key string, obj any) {
+		deltas = append(deltas, queuedDelta{key, Delta{Type: Deleted, Object: DeletedFinalStateUnknown{Key: key, Obj: obj}}})
+	}
 	for _, key := range queuedKeys {
 		if _, ok := listed[key]; ok {
 			continue
 		}
-		d := last[key]
-		if d.Type == Deleted {
-			continue // its deletion is queued already
+		if d := last[key]; d.Type != Deleted { // else its deletion is queued already
+			tombstone(key, d.Object)
 		}
-		deltas = append(deltas, Delta{Type: Deleted, Object: DeletedFinalStateUnknown{Key: key, Obj: d.Object}})
 	}
 	for _, key := range f.knownObjects.ListKeys() {
 		if _, ok := listed[key]; ok {
@@ -389,12 +395,12 @@ func (f *RealFIFO) reconcileReplacementLocked(keys []string, objs []any) ([]Delt
 			obj = nil
 			f.logger.Error(nil, "Key does not exist in known objects store, placing DeletedFinalStateUnknown marker without object", "key", key)
 		}
-		deltas = append(deltas, Delta{Type: Deleted, Object: DeletedFinalStateUnknown{Key: key, Obj: obj}})
+		tombstone(key, obj)
 	}
-	for _, obj := range objs {
-		deltas = append(deltas, Delta{Type: Replaced, Object: obj})
+	for i, obj := range objs {
+		deltas = append(deltas, queuedDelta{keys[i], Delta{Type: Replaced, Object: obj}})
 	}
-	return deltas, nil
+	return deltas
 }
 
 // Resync asks the consumer to reprocess what it knows.
@@ -409,17 +415,13 @@ func (f *RealFIFO) Resync() error {
 	defer f.mu.Unlock()
 
 	if f.atomicEvents {
-		f.appendLocked(Delta{Type: SyncAll, Object: SyncAllInfo{}})
+		f.appendLocked(queuedDelta{Delta: Delta{Type: SyncAll, Object: SyncAllInfo{}}})
 		return nil
 	}
 
 	queued := make(map[string]struct{}, len(f.items))
 	for _, d := range f.items {
-		key, err := f.keyOf(d.Object)
-		if err != nil {
-			return KeyError{d.Object, err}
-		}
-		queued[key] = struct{}{}
+		queued[d.key] = struct{}{}
 	}
 	var errs []error
 	for _, key := range f.knownObjects.ListKeys() {
@@ -435,11 +437,12 @@ func (f *RealFIFO) Resync() error {
 			f.logger.Error(nil, "Key does not exist in known objects store, unable to queue object for sync", "key", key)
 			continue
 		}
-		if _, err := f.keyOf(obj); err != nil {
+		objKey, err := f.keyOf(obj)
+		if err != nil {
 			errs = append(errs, fmt.Errorf("couldn't queue object: %w", KeyError{obj, err}))
 			continue
 		}
-		f.appendLocked(Delta{Type: Sync, Object: obj})
+		f.appendLocked(queuedDelta{objKey, Delta{Type: Sync, Object: obj}})
 	}
 	return errors.Join(errs...)
 }
@@ -463,17 +466,15 @@ func (f *RealFIFO) Pop(process PopProcessFunc) (any, error) {
 		return nil, err
 	}
 	isInInitialList := !f.sync.synced()
-	item := Deltas{f.items[0]}
-	f.items[0] = Delta{} // let the popped object be collected
+	head := f.items[0]
+	var item any = Deltas{head.Delta} // boxed once
+	f.items[0] = queuedDelta{}        // let the popped object be collected
 	f.items = f.items[1:]
 	defer f.sync.processed(f.sync.taking(1)) // argument evaluated now, decrement after process
 	f.metrics.queuedItems.Set(float64(len(f.items)))
 
-	err := f.processLocked(1, func() error {
+	err := f.processLocked(1, head.key, func() error {
 		return process(item, isInInitialList)
-	}, func() string {
-		key, _ := f.keyOf(item)
-		return key
 	})
 	return item, err
 }
@@ -490,9 +491,8 @@ func batchable(t DeltaType) bool {
 // PopBatch blocks like Pop, then removes a batch of deltas from the head of
 // the queue: at most 1000, with distinct keys, of the per-object types
 // (Added, Updated, Deleted, Replaced, Sync), and never mixing deltas of the
-// first batch with later ones. A delta of another type is popped alone; a
-// delta whose key cannot be computed ends the batch, and is popped with it.
-// A batch of one goes to processSingle (as a one-element [Deltas]), a larger
+// first batch with later ones. A delta of another type is popped alone. A
+// batch of one goes to processSingle (as a one-element [Deltas]), a larger
 // one to processBatch. Locking is as for Pop. PopBatch returns the function's
 // error, or [ErrFIFOClosed] once the FIFO is closed and empty.
 //
@@ -518,50 +518,38 @@ func (f *RealFIFO) PopBatch(processBatch ProcessBatchFunc, processSingle PopProc
 		limit = min(limit, f.sync.remaining) // do not cross the end of the first batch
 	}
 	n := 0
-	var keyErr error
-	seen := make(map[string]struct{}, limit)
-	for n < limit {
+	for ; n < limit; n++ {
 		d := f.items[n]
 		if !batchable(d.Type) {
 			if n == 0 {
-				n = 1
+				n = 1 // popped alone
 			}
 			break
 		}
-		key, err := f.keyOf(d)
-		if err != nil {
-			keyErr = err
-			n++ // popped with the batch, as client-go does
+		if _, dup := f.batchKeys[d.key]; dup {
 			break
 		}
-		if _, dup := seen[key]; dup {
-			break
-		}
-		seen[key] = struct{}{}
-		n++
+		f.batchKeys[d.key] = struct{}{}
 	}
+	clear(f.batchKeys)
+	first := f.items[0].key
 	deltas := make([]Delta, n)
-	copy(deltas, f.items[:n])
-	clear(f.items[:n])
+	for i := range n {
+		deltas[i] = f.items[i].Delta
+	}
+	clear(f.items[:n]) // let the popped objects be collected
 	f.items = f.items[n:]
 	defer f.sync.processed(f.sync.taking(n)) // argument evaluated now, decrement after process
 	f.metrics.queuedItems.Set(float64(len(f.items)))
-	if keyErr != nil {
-		f.logger.Error(keyErr, "Could not compute the key of a queued delta, ending the batch with it")
-	}
 
-	key := func() string {
-		key, _ := f.keyOf(deltas[0])
-		return key
-	}
 	if n == 1 && processSingle != nil {
-		return f.processLocked(1, func() error {
+		return f.processLocked(1, first, func() error {
 			return processSingle(Deltas{deltas[0]}, isInInitialList)
-		}, key)
+		})
 	}
-	return f.processLocked(n, func() error {
+	return f.processLocked(n, first, func() error {
 		return processBatch(deltas, isInInitialList)
-	}, key)
+	})
 }
 
 // waitLocked blocks until a delta is queued, or returns ErrFIFOClosed once the
@@ -578,9 +566,9 @@ func (f *RealFIFO) waitLocked() error {
 
 // processLocked runs process for n popped deltas and records how long it
 // took. It is called and returns with the lock held, and releases it during
-// process when UnlockWhileProcessing is set and the queue is short. key names
-// the first delta for the slow-processing log.
-func (f *RealFIFO) processLocked(n int, process func() error, key func() string) error {
+// process when UnlockWhileProcessing is set and the queue is short. key is
+// the first delta's, for the slow-processing log.
+func (f *RealFIFO) processLocked(n int, key string, process func() error) error {
 	depth := len(f.items)
 	if f.unlockWhileProcessing && depth < 2*f.batchSize {
 		f.mu.Unlock()
@@ -598,7 +586,7 @@ func (f *RealFIFO) processLocked(n int, process func() error, key func() string)
 		if gvr := f.identifier.GroupVersionResource(); !gvr.Empty() {
 			extra = append(extra, "resource", gvr)
 		}
-		logSlowProcessing(f.logger, took, n, depth, key(), extra...)
+		logSlowProcessing(f.logger, took, n, depth, key, extra...)
 	}
 	return err
 }
