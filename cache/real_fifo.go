@@ -322,7 +322,8 @@ func (f *RealFIFO) Bookmark(resourceVersion string) error {
 //
 // The first Replace before any other write defines the first batch: every
 // delta queued at its end. A key or transformer error on a listed object is
-// returned and leaves the FIFO unchanged.
+// returned and leaves the FIFO unchanged. (In atomic mode client-go does not
+// check keys here; the consumer's store then rejects the whole list.)
 func (f *RealFIFO) Replace(list []any, resourceVersion string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
