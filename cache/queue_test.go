@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -11,6 +12,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+	testingclock "k8s.io/utils/clock/testing"
 )
 
 // queueImpl is one Queue implementation (or configuration) under the shared
@@ -365,4 +369,44 @@ func testQueueContract(t *testing.T, impl queueImpl) {
 			t.Errorf("queue not empty after every item was popped: %v", err)
 		}
 	})
+}
+
+func TestSlowProcessingIsLogged(t *testing.T) {
+	tests := []struct {
+		name string
+		new  func(logger *klog.Logger, clk clock.PassiveClock) Queue
+	}{
+		{"DeltaFIFO", func(logger *klog.Logger, clk clock.PassiveClock) Queue {
+			return newDeltaFIFO(DeltaFIFOOptions{Logger: logger}, clk)
+		}},
+		{"RealFIFO", func(logger *klog.Logger, clk clock.PassiveClock) Queue {
+			return newRealFIFO(RealFIFOOptions{Logger: logger, AtomicEvents: true}, clk)
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			logger := bufferedLogger(t)
+			clk := testingclock.NewFakePassiveClock(time.Unix(0, 0))
+			q := tc.new(&logger, clk)
+			for i := range slowPopDepth + 3 {
+				if err := q.Add(qobj(fmt.Sprint(i), "1")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			popWith := func(d time.Duration) {
+				t.Helper()
+				if _, err := q.Pop(func(any, bool) error { clk.SetTime(clk.Now().Add(d)); return nil }); err != nil {
+					t.Fatal(err)
+				}
+			}
+			popWith(slowPopThreshold) // not longer than the threshold
+			if out := logOutput(logger); out != "" {
+				t.Fatalf("logged a pop that was not slow:\n%s", out)
+			}
+			popWith(slowPopThreshold + time.Millisecond)
+			if out := logOutput(logger); !strings.Contains(out, "took long") || !strings.Contains(out, "ns/1") {
+				t.Errorf("slow pop not logged with its key:\n%s", out)
+			}
+		})
+	}
 }
