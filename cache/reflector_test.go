@@ -500,6 +500,7 @@ func TestReflectorWithoutListerWatcherOrStore(t *testing.T) {
 		NewReflector((*ListWatch)(nil), nil, newRecordingStore(), 0),
 		NewReflector(&ListWatch{}, nil, nil, 0),
 		NewReflector(&ListWatch{}, nil, (*recordingStore)(nil), 0),
+		NewReflector((*watchListSemanticsListWatch)(nil), nil, newRecordingStore(), 0),
 	} {
 		if err := r.ListAndWatchWithContext(context.Background()); err == nil {
 			t.Errorf("ListAndWatch succeeded without a ListerWatcher or store")
