@@ -125,7 +125,7 @@ type processorListener struct {
 }
 
 var (
-	_ ResourceEventHandlerRegistration = (*processorListener)(nil)
+	_ ResourceEventHandlerRegistration            = (*processorListener)(nil)
 	_ interface{ ShutdownChan() <-chan struct{} } = (*processorListener)(nil)
 )
 

@@ -259,7 +259,9 @@ var _ SharedIndexInformer = (*sharedIndexInformer)(nil)
 // informerSyncedChecker is the informer's DoneChecker.
 type informerSyncedChecker struct{ s *sharedIndexInformer }
 
-func (c informerSyncedChecker) Name() string          { return fmt.Sprintf("SharedIndexInformer %T", c.s.objectType) }
+func (c informerSyncedChecker) Name() string {
+	return fmt.Sprintf("SharedIndexInformer %T", c.s.objectType)
+}
 func (c informerSyncedChecker) Done() <-chan struct{} { return c.s.synced }
 
 // errInformerStarted is returned by the setters that only work before Run.
