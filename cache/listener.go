@@ -42,19 +42,24 @@ func (n *notification) isInitialAdd() bool {
 }
 
 const (
-	// listenerNormalBufferSize is the capacity a listener's buffer returns
-	// to whenever it drains; bursts grow it without bound.
+	// listenerNormalBufferSize is the capacity a listener's buffer shrinks
+	// back to after a burst; bursts grow it without bound.
 	listenerNormalBufferSize = 1024
 
 	// deliveryBatchSize is the most notifications a listener takes from its
 	// buffer per lock acquisition.
 	deliveryBatchSize = 256
 
-	// slowHandlerThreshold and slowHandlerBacklog: a handler call is logged
-	// when it takes longer than slowHandlerThreshold while more than
-	// slowHandlerBacklog notifications wait for the same handler.
-	slowHandlerThreshold = 100 * time.Millisecond
-	slowHandlerBacklog   = 1024
+	// shrinkAfterDrains is how many drains in a row must find a listener's
+	// buffer oversized before it is shrunk.
+	shrinkAfterDrains = 8
+
+	// A batch of handler calls that takes longer than slowHandlerThreshold
+	// while more than slowHandlerBacklog notifications wait for the same
+	// handler is logged, at most once per slowHandlerLogInterval.
+	slowHandlerThreshold   = 100 * time.Millisecond
+	slowHandlerBacklog     = 1024
+	slowHandlerLogInterval = 10 * time.Second
 
 	// crashPause is how long a listener waits, after its handler panicked,
 	// before delivering the next notification, so that a handler that
@@ -83,7 +88,11 @@ type processorListener struct {
 
 	mu sync.Mutex
 	// pending holds the notifications not yet taken by run. guarded by mu.
-	pending buffer.Ring[notification]
+	pending buffer.TypedRingGrowing[notification]
+	// peak is the largest backlog run found since pending last drained;
+	// lowDrains counts the drains in a row that found pending oversized,
+	// and lowPeak is the largest peak among them. guarded by mu.
+	peak, lowDrains, lowPeak int
 	// idle is set by run before it waits for wake, and cleared by whoever
 	// sends the wake-up. guarded by mu; at most one wake-up is in flight.
 	idle bool
@@ -98,11 +107,15 @@ type processorListener struct {
 	dropping atomic.Bool
 	// wake carries one wake-up to an idle run; capacity 1.
 	wake chan struct{}
-	// stopCh is closed when the listener stops.
+	// stopCh is closed when the listener stops; it interrupts the pause
+	// after a panic.
 	stopCh chan struct{}
 	// runFinished is closed when run has returned, or by stop if run was
 	// never started.
 	runFinished chan struct{}
+
+	// lastSlowLog is when run last logged a slow batch; only run uses it.
+	lastSlowLog time.Time
 
 	// waitingFor is the listener whose shutdown this listener's handler is
 	// waiting for in ShutDownEventHandler, if any; used to refuse waits
@@ -145,7 +158,6 @@ func newProcessorListener(logger klog.Logger, handler ResourceEventHandler, requ
 		handlerName:           name,
 		clock:                 clk,
 		syncTracker:           synctrack.NewSingleFileTracker(fmt.Sprintf("%s + event handler %s", upstreamName, name)),
-		pending:               *buffer.NewRing[notification](buffer.RingOptions{NormalSize: listenerNormalBufferSize}),
 		wake:                  make(chan struct{}, 1),
 		stopCh:                make(chan struct{}),
 		runFinished:           make(chan struct{}),
@@ -252,10 +264,10 @@ func (l *processorListener) stop() {
 	}
 	l.stopped = true
 	l.dropping.Store(true)
-	l.pending = buffer.Ring[notification]{} // drop what is pending
+	l.pending = buffer.TypedRingGrowing[notification]{} // drop what is pending
 	started := l.started
 	close(l.stopCh)
-	l.mu.Unlock()
+	l.wakeLocked()
 	if !started {
 		close(l.runFinished)
 	}
@@ -283,16 +295,23 @@ func (l *processorListener) run() {
 		if !ok {
 			return
 		}
+		var start time.Time
+		if backlog > slowHandlerBacklog {
+			start = l.clock.Now()
+		}
 		for i := range batch {
 			if l.dropping.Load() {
 				clear(batch[i:])
 				break
 			}
-			if l.deliver(&batch[i], backlog-i) && !l.pause() {
+			if l.deliver(&batch[i]) && !l.pause() {
 				clear(batch[i:])
 				break
 			}
 			batch[i] = notification{} // let the objects go
+		}
+		if !start.IsZero() {
+			l.logIfSlow(start, len(batch), backlog)
 		}
 	}
 }
@@ -305,10 +324,7 @@ func (l *processorListener) next(batch []notification) ([]notification, int, boo
 	for l.pending.Len() == 0 && !l.stopped {
 		l.idle = true
 		l.mu.Unlock()
-		select {
-		case <-l.wake:
-		case <-l.stopCh:
-		}
+		<-l.wake // sent by add or stop
 		l.mu.Lock()
 	}
 	if l.stopped {
@@ -316,6 +332,7 @@ func (l *processorListener) next(batch []notification) ([]notification, int, boo
 		return batch, 0, false
 	}
 	backlog := l.pending.Len()
+	l.peak = max(l.peak, backlog)
 	for len(batch) < cap(batch) {
 		n, ok := l.pending.ReadOne()
 		if !ok {
@@ -323,26 +340,57 @@ func (l *processorListener) next(batch []notification) ([]notification, int, boo
 		}
 		batch = append(batch, n)
 	}
+	if l.pending.Len() == 0 {
+		l.shrinkLocked()
+	}
 	l.mu.Unlock()
 	return batch, backlog, true
+}
+
+// shrinkLocked gives back the memory of a burst. It is called whenever the
+// buffer drains. After shrinkAfterDrains drains in a row whose backlog used
+// at most a quarter of the buffer's capacity, the buffer is replaced by one
+// twice the size of the largest of those backlogs (at least
+// listenerNormalBufferSize). A buffer that keeps filling up to a similar
+// level is kept, so a steady load does not reallocate it.
+func (l *processorListener) shrinkLocked() {
+	c := l.pending.Cap()
+	switch {
+	case c <= listenerNormalBufferSize || l.peak > c/4:
+		l.lowDrains, l.lowPeak = 0, 0
+	case l.lowDrains+1 < shrinkAfterDrains:
+		l.lowDrains++
+		l.lowPeak = max(l.lowPeak, l.peak)
+	default:
+		size := listenerNormalBufferSize
+		for size < 2*max(l.lowPeak, l.peak) {
+			size *= 2
+		}
+		l.pending = *buffer.NewTypedRingGrowing[notification](buffer.RingGrowingOptions{InitialSize: size})
+		l.lowDrains, l.lowPeak = 0, 0
+	}
+	l.peak = 0
+}
+
+// logIfSlow logs a batch of handler calls, begun at start while backlog
+// notifications were waiting, that took longer than slowHandlerThreshold.
+func (l *processorListener) logIfSlow(start time.Time, calls, backlog int) {
+	now := l.clock.Now()
+	took := now.Sub(start)
+	if took <= slowHandlerThreshold || now.Sub(l.lastSlowLog) < slowHandlerLogInterval {
+		return
+	}
+	l.lastSlowLog = now
+	l.logger.Info("Event handler is falling behind", "duration", took, "calls", calls, "pendingNotifications", backlog)
 }
 
 // deliver calls the handler for n. A panic in the handler is logged and
 // recovered, unless utilruntime.ReallyCrash is set: then it propagates once
 // logged. Either way an initial add counts as handled, so the registration
-// can sync. deliver reports whether the handler panicked. backlog is the
-// number of notifications that were waiting, for the slow-handler log.
-func (l *processorListener) deliver(n *notification, backlog int) (panicked bool) {
+// can sync. deliver reports whether the handler panicked.
+func (l *processorListener) deliver(n *notification) (panicked bool) {
 	if n.isInitialAdd() {
 		defer l.syncTracker.Finished()
-	}
-	if backlog > slowHandlerBacklog {
-		start := l.clock.Now()
-		defer func() {
-			if took := l.clock.Since(start); took > slowHandlerThreshold {
-				l.logger.Info("Slow event handler is falling behind", "duration", took, "pendingNotifications", backlog)
-			}
-		}()
 	}
 	panicked = true
 	defer utilruntime.HandleCrashWithLogger(l.logger)
