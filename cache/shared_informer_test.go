@@ -68,7 +68,7 @@ func rvLess(a, b string) bool {
 // serverState returns the resource version of every object in srv.
 func serverState(t *testing.T, srv *framework.Server[*metav1.PartialObjectMetadata]) map[string]string {
 	t.Helper()
-	list, err := srv.List(metav1.ListOptions{})
+	list, err := srv.ListWithContext(context.Background(), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
