@@ -921,3 +921,75 @@ func TestNewSharedInformerConstructors(t *testing.T) {
 		})
 	}
 }
+
+// recordingGauge and recordingHistogram record what an informer publishes.
+type recordingGauge struct {
+	mu   sync.Mutex
+	last float64
+	sets int
+}
+
+func (g *recordingGauge) Set(v float64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.last, g.sets = v, g.sets+1
+}
+
+func (g *recordingGauge) value() (float64, int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.last, g.sets
+}
+
+type recordingHistogram struct{ recordingGauge }
+
+func (h *recordingHistogram) Observe(v float64) { h.Set(v) }
+
+type recordingMetricsProvider struct {
+	storeRV, queued recordingGauge
+	latency         recordingHistogram
+}
+
+func (p *recordingMetricsProvider) NewProcessingLatencyMetric(InformerNameAndResource) HistogramMetric {
+	return &p.latency
+}
+func (p *recordingMetricsProvider) NewQueuedItemMetric(InformerNameAndResource) GaugeMetric { return &p.queued }
+func (p *recordingMetricsProvider) NewStoreResourceVersionMetric(InformerNameAndResource) GaugeMetric {
+	return &p.storeRV
+}
+
+func TestSharedInformerMetrics(t *testing.T) {
+	for _, mode := range queueModes {
+		t.Run(mode.name, func(t *testing.T) {
+			name, err := NewInformerName("informer-metrics-test-" + mode.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer name.Release()
+			srv := newTestServer(t)
+			create(t, srv, "a")
+			last := create(t, srv, "b")
+			provider := &recordingMetricsProvider{}
+			inf := newTestInformer(srv, SharedIndexInformerOptions{
+				InOrder:                 mode.inOrder,
+				Identifier:              name.WithResource(metav1.SchemeGroupVersion.WithResource("things")),
+				InformerMetricsProvider: provider,
+			})
+			rec := newRecorder()
+			if _, err := inf.AddEventHandler(rec); err != nil {
+				t.Fatal(err)
+			}
+			startInformer(t, inf)
+			waitForSync(t, inf.HasSyncedChecker())
+			want, _ := strconv.ParseFloat(last.ResourceVersion, 64)
+			if got, sets := provider.storeRV.value(); sets == 0 || got < want {
+				t.Errorf("store resource version metric %v after %d sets, want at least %v", got, sets, want)
+			}
+			_, queuedSets := provider.queued.value()
+			_, observations := provider.latency.value()
+			if mode.inOrder && (queuedSets == 0 || observations == 0) {
+				t.Errorf("the RealFIFO published %d queue depths and %d latencies", queuedSets, observations)
+			}
+		})
+	}
+}
