@@ -1,0 +1,75 @@
+package conformance_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+	"k8s.io/klog/v2/ktesting"
+
+	framework "github.com/informer-go/informer/cache/testing"
+	"github.com/informer-go/informer/cache/testing/conformance"
+)
+
+// fakeTarget runs the scenarios against the in-memory server, with objects
+// of another namespace around to check that nothing leaks across.
+type fakeTarget struct {
+	server    *framework.Server[*metav1.PartialObjectMetadata]
+	namespace string
+}
+
+var (
+	_ conformance.Target    = (*fakeTarget)(nil)
+	_ conformance.Compacter = (*fakeTarget)(nil)
+)
+
+func (f *fakeTarget) Namespace() string { return f.namespace }
+
+func (f *fakeTarget) ListerWatcher() conformance.ListerWatcher {
+	return f.server.Namespace(f.namespace)
+}
+
+func (f *fakeTarget) Create(_ context.Context, m *metav1.ObjectMeta) (metav1.Object, error) {
+	obj := &metav1.PartialObjectMetadata{ObjectMeta: *m.DeepCopy()}
+	obj.Namespace = f.namespace
+	return f.server.Create(obj)
+}
+
+func (f *fakeTarget) Update(_ context.Context, m *metav1.ObjectMeta) (metav1.Object, error) {
+	obj := &metav1.PartialObjectMetadata{ObjectMeta: *m.DeepCopy()}
+	obj.Namespace = f.namespace
+	return f.server.Update(obj)
+}
+
+func (f *fakeTarget) Delete(_ context.Context, name string) error {
+	_, err := f.server.Delete(f.namespace, name)
+	return err
+}
+
+func (f *fakeTarget) Compact(context.Context) error {
+	f.server.Compact()
+	return nil
+}
+
+func newFakeTarget(t *testing.T) conformance.Target {
+	_, ctx := ktesting.NewTestContext(t)
+	srv := framework.NewServer(framework.Options[*metav1.PartialObjectMetadata]{
+		Logger: klog.FromContext(ctx),
+		// The real apiserver waits 3s; the scenarios do not depend on it.
+		ResourceVersionTimeout: 100 * time.Millisecond,
+	})
+	t.Cleanup(srv.Close)
+	for _, name := range []string{"a", "b", "zz"} {
+		other := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: "other", Name: name, Labels: map[string]string{"l": "x"}}}
+		if _, err := srv.Create(other); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &fakeTarget{server: srv, namespace: "conformance"}
+}
+
+func TestConformance(t *testing.T) {
+	conformance.Run(t, newFakeTarget)
+}
