@@ -11,36 +11,36 @@ import (
 type handlerLog struct{ calls []string }
 
 func (h *handlerLog) OnAdd(obj any, isInInitialList bool) {
-	h.calls = append(h.calls, fmt.Sprintf("add %s initial=%v", describe(obj), isInInitialList))
+	h.calls = append(h.calls, fmt.Sprintf("add %s initial=%v", testObjString(obj), isInInitialList))
 }
 func (h *handlerLog) OnUpdate(oldObj, newObj any) {
-	h.calls = append(h.calls, fmt.Sprintf("update %s -> %s", describe(oldObj), describe(newObj)))
+	h.calls = append(h.calls, fmt.Sprintf("update %s -> %s", testObjString(oldObj), testObjString(newObj)))
 }
 func (h *handlerLog) OnDelete(obj any) {
 	if d, ok := obj.(DeletedFinalStateUnknown); ok {
 		h.calls = append(h.calls, fmt.Sprintf("delete tombstone %s (%s)", d.Key, describeOrNil(d.Obj)))
 		return
 	}
-	h.calls = append(h.calls, "delete "+describe(obj))
+	h.calls = append(h.calls, "delete "+testObjString(obj))
 }
 
 func describeOrNil(obj any) string {
 	if obj == nil {
 		return "nil"
 	}
-	return describe(obj)
+	return testObjString(obj)
 }
 
 func TestResourceEventHandlerFuncs(t *testing.T) {
 	var got []string
 	funcs := ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { got = append(got, "add "+describe(obj)) },
-		UpdateFunc: func(o, n any) { got = append(got, "update "+describe(o)+" -> "+describe(n)) },
-		DeleteFunc: func(obj any) { got = append(got, "delete "+describe(obj)) },
+		AddFunc:    func(obj any) { got = append(got, "add "+testObjString(obj)) },
+		UpdateFunc: func(o, n any) { got = append(got, "update "+testObjString(o)+" -> "+testObjString(n)) },
+		DeleteFunc: func(obj any) { got = append(got, "delete "+testObjString(obj)) },
 	}
 	detailed := ResourceEventHandlerDetailedFuncs{
 		AddFunc: func(obj any, initial bool) {
-			got = append(got, fmt.Sprintf("add %s initial=%v", describe(obj), initial))
+			got = append(got, fmt.Sprintf("add %s initial=%v", testObjString(obj), initial))
 		},
 		UpdateFunc: funcs.UpdateFunc,
 		DeleteFunc: funcs.DeleteFunc,
@@ -65,7 +65,7 @@ func TestFilteringResourceEventHandler(t *testing.T) {
 		if d, ok := obj.(DeletedFinalStateUnknown); ok {
 			return d.Key == "ns/keep"
 		}
-		return describe(obj) != "ns/a@drop"
+		return testObjString(obj) != "ns/a@drop"
 	}
 	inOld, inNew := pom("a", "in1"), pom("a", "in2")
 	out := pom("a", "drop")

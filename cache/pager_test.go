@@ -153,7 +153,7 @@ func TestListPager(t *testing.T) {
 			}
 			var names []string
 			for _, item := range items {
-				names = append(names, describe(item))
+				names = append(names, testObjString(item))
 			}
 			if diff := cmp.Diff(tc.wantItems, names); diff != "" {
 				t.Errorf("items (-want +got):\n%s", diff)

@@ -23,7 +23,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
-	"k8s.io/apimachinery/pkg/util/wait"
+	"github.com/informer-go/informer/wait"
 )
 
 const (
@@ -518,6 +518,9 @@ func (r *Reflector) list(ctx context.Context) error {
 		return nil
 	case res = <-done:
 	}
+	if ctx.Err() != nil {
+		return nil
+	}
 	if res.err != nil {
 		return fmt.Errorf("list %s: %w", r.typeDescription, res.err)
 	}
@@ -705,6 +708,9 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrs <-c
 			var err error
 			w, err = r.startWatch(ctx, options)
 			if err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
 				if isWatchErrorRetriable(err) {
 					logger.V(4).Info("Watch failed, backing off", "reflector", r.name, "type", r.typeDescription, "err", err)
 					if !r.sleep(ctx, r.backoff.next()) {

@@ -7,7 +7,7 @@ import (
 
 	"k8s.io/utils/clock"
 
-	"k8s.io/apimachinery/pkg/util/wait"
+	"github.com/informer-go/informer/wait"
 )
 
 // The reflector's default backoff: 800ms doubling up to 30s, each delay

@@ -14,9 +14,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/klog/v2"
+
+	"github.com/informer-go/informer/wait"
 )
 
 func init() {
@@ -300,7 +301,7 @@ func newRecordingStore() *recordingStore {
 	}
 }
 
-func describe(obj any) string {
+func testObjString(obj any) string {
 	p, ok := obj.(*metav1.PartialObjectMetadata)
 	if !ok {
 		return fmt.Sprintf("%T", obj)
@@ -309,7 +310,7 @@ func describe(obj any) string {
 }
 
 func (s *recordingStore) log(op string, obj any) error {
-	s.ops = append(s.ops, op+" "+describe(obj))
+	s.ops = append(s.ops, op+" "+testObjString(obj))
 	defer s.notify()
 	if err := s.failOn[op]; err != nil {
 		return err
@@ -357,7 +358,7 @@ func (s *recordingStore) Replace(list []any, rv string) error {
 	defer s.notify()
 	var names []string
 	for _, obj := range list {
-		names = append(names, describe(obj))
+		names = append(names, testObjString(obj))
 	}
 	s.ops = append(s.ops, fmt.Sprintf("replace [%s]@%s", strings.Join(names, " "), rv))
 	if err := s.failOn["replace"]; err != nil {
@@ -392,7 +393,7 @@ func (s *recordingStore) contents() []string {
 	defer s.mu.Unlock()
 	var out []string
 	for _, p := range s.items {
-		out = append(out, describe(p))
+		out = append(out, testObjString(p))
 	}
 	sort.Strings(out)
 	return out

@@ -34,7 +34,7 @@ func TestWatchListAccumulator(t *testing.T) {
 	}
 	var got []string
 	for _, obj := range acc.List() {
-		got = append(got, describe(obj))
+		got = append(got, testObjString(obj))
 	}
 	if diff := cmp.Diff([]string{"ns/a@3", "ns/b@6"}, got); diff != "" {
 		t.Errorf("List (-want +got):\n%s", diff)
