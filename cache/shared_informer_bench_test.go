@@ -37,8 +37,8 @@ const (
 	benchWatchChanSize = 1024
 )
 
-// benchObjects returns n objects named o0…o<n-1> at resource versions 1…n.
-func benchObjects(n int) []*metav1.PartialObjectMetadata {
+// informerBenchObjects returns n objects named o0…o<n-1> at resource versions 1…n.
+func informerBenchObjects(n int) []*metav1.PartialObjectMetadata {
 	objs := make([]*metav1.PartialObjectMetadata, n)
 	for i := range objs {
 		objs[i] = pom(fmt.Sprintf("o%d", i), fmt.Sprint(i+1))
@@ -46,10 +46,10 @@ func benchObjects(n int) []*metav1.PartialObjectMetadata {
 	return objs
 }
 
-// benchUpdates returns count updated states of the objects of benchObjects(n),
+// informerBenchUpdates returns count updated states of the objects of informerBenchObjects(n),
 // cycling over them, at resource versions after theirs; Generation holds
 // each update's sequence number, for latency measurements.
-func benchUpdates(n, count int) []*metav1.PartialObjectMetadata {
+func informerBenchUpdates(n, count int) []*metav1.PartialObjectMetadata {
 	updates := make([]*metav1.PartialObjectMetadata, count)
 	for i := range updates {
 		obj := pom(fmt.Sprintf("o%d", i%n), fmt.Sprint(n+i+1))
@@ -206,7 +206,7 @@ func discardLogger() klog.Logger { return klog.Logger{} }
 // objects to one handler: from Run until the handler's registration has
 // synced (every object stored and handed to the handler).
 func BenchmarkInformerInitialSync(b *testing.B) {
-	objs := benchObjects(benchSyncObjects)
+	objs := informerBenchObjects(benchSyncObjects)
 	lw := newBenchLW(objs)
 	for _, mode := range queueModes {
 		b.Run(mode.name, func(b *testing.B) {
@@ -258,8 +258,8 @@ func BenchmarkInformerInitialSync(b *testing.B) {
 // BenchmarkInformerWatchUpdates measures 200k watch updates over 10k objects
 // delivered to 1, 4 and 16 handlers, on a synced informer.
 func BenchmarkInformerWatchUpdates(b *testing.B) {
-	objs := benchObjects(benchWatchObjects)
-	updates := benchUpdates(benchWatchObjects, benchWatchUpdates)
+	objs := informerBenchObjects(benchWatchObjects)
+	updates := informerBenchUpdates(benchWatchObjects, benchWatchUpdates)
 	for _, handlers := range []int{1, 4, 16} {
 		for _, mode := range queueModes {
 			b.Run(fmt.Sprintf("handlers=%d/%s", handlers, mode.name), func(b *testing.B) {
@@ -346,8 +346,8 @@ func runWatchUpdates(b *testing.B, events chan<- watch.Event, updates []*metav1.
 // through an idle informer to all its handlers: each iteration sends one
 // update and waits until every handler got it.
 func BenchmarkInformerEventLatency(b *testing.B) {
-	objs := benchObjects(1)
-	updates := benchUpdates(1, 2)
+	objs := informerBenchObjects(1)
+	updates := informerBenchUpdates(1, 2)
 	for _, handlers := range []int{1, 16} {
 		for _, mode := range queueModes {
 			b.Run(fmt.Sprintf("handlers=%d/%s", handlers, mode.name), func(b *testing.B) {
