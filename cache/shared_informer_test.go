@@ -953,7 +953,9 @@ type recordingMetricsProvider struct {
 func (p *recordingMetricsProvider) NewProcessingLatencyMetric(InformerNameAndResource) HistogramMetric {
 	return &p.latency
 }
-func (p *recordingMetricsProvider) NewQueuedItemMetric(InformerNameAndResource) GaugeMetric { return &p.queued }
+func (p *recordingMetricsProvider) NewQueuedItemMetric(InformerNameAndResource) GaugeMetric {
+	return &p.queued
+}
 func (p *recordingMetricsProvider) NewStoreResourceVersionMetric(InformerNameAndResource) GaugeMetric {
 	return &p.storeRV
 }
