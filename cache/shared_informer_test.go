@@ -995,3 +995,76 @@ func TestSharedInformerMetrics(t *testing.T) {
 		})
 	}
 }
+
+func TestSharedInformerHandlerChurnUnderLoad(t *testing.T) {
+	for _, mode := range queueModes {
+		t.Run(mode.name, func(t *testing.T) {
+			const objects = 20
+			srv := newTestServer(t)
+			for i := range objects {
+				create(t, srv, fmt.Sprintf("o%d", i))
+			}
+			inf := newTestInformer(srv, SharedIndexInformerOptions{InOrder: mode.inOrder, ResyncPeriod: time.Second})
+			startInformer(t, inf)
+			waitForSync(t, inf.HasSyncedChecker())
+
+			writesDone := make(chan struct{})
+			go func() {
+				defer close(writesDone)
+				churn(t, srv, rand.New(rand.NewPCG(5, 6)), objects, 1500)
+			}()
+			// Add and remove handlers while the writes flow; some remove
+			// themselves from inside a call.
+			rng := rand.New(rand.NewPCG(7, 8))
+			var all []*recorder
+			var live []ResourceEventHandlerRegistration
+			for i := 0; i < 200; i++ {
+				rec := newRecorder()
+				if rng.IntN(4) == 0 {
+					var once sync.Once
+					var reg ResourceEventHandlerRegistration
+					var regMu sync.Mutex
+					regMu.Lock()
+					rec.onEvent = func(event) {
+						once.Do(func() {
+							regMu.Lock()
+							defer regMu.Unlock()
+							if err := inf.RemoveEventHandler(reg); err != nil {
+								t.Errorf("removing a handler from inside: %v", err)
+							}
+						})
+					}
+					r, err := inf.AddEventHandlerWithResyncPeriod(rec, time.Duration(rng.IntN(3))*time.Second)
+					reg = r
+					regMu.Unlock()
+					if err != nil {
+						t.Fatal(err)
+					}
+				} else {
+					reg, err := inf.AddEventHandler(rec)
+					if err != nil {
+						t.Fatal(err)
+					}
+					live = append(live, reg)
+				}
+				all = append(all, rec)
+				if len(live) > 0 && rng.IntN(2) == 0 {
+					j := rng.IntN(len(live))
+					if err := ShutDownEventHandler(inf, live[j]); err != nil {
+						t.Fatal(err)
+					}
+					live = slices.Delete(live, j, j+1)
+				}
+			}
+			<-writesDone
+			for i, rec := range all {
+				checkHandlerInvariants(t, fmt.Sprintf("handler %d", i), rec.recorded())
+			}
+			for _, reg := range live {
+				if err := ShutDownEventHandler(inf, reg); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
