@@ -10,11 +10,11 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/klog/v2/ktesting"
 
 	framework "github.com/informer-go/informer/cache/testing"
+	"github.com/informer-go/informer/wait"
 )
 
 // queueModes are the two pipelines every scenario runs against.

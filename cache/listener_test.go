@@ -9,9 +9,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/klog/v2"
 	testingclock "k8s.io/utils/clock/testing"
+
+	"github.com/informer-go/informer/wait"
 )
 
 // newTestListener returns a listener for handler without resync, with a

@@ -10,9 +10,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
+
+	"github.com/informer-go/informer/wait"
 )
 
 // SharedInformer keeps a local cache of a collection of objects, fed by a

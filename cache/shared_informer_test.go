@@ -18,10 +18,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/klog/v2"
 
 	framework "github.com/informer-go/informer/cache/testing"
+	"github.com/informer-go/informer/wait"
 )
 
 // checkHandlerInvariants checks what every handler must observe, whatever
