@@ -142,7 +142,8 @@ var (
 	_ interface{ ShutdownChan() <-chan struct{} } = (*processorListener)(nil)
 )
 
-// newProcessorListener returns a stopped-until-started listener for handler.
+// newProcessorListener returns a listener for handler; it delivers nothing
+// until started.
 // upstreamName names the informer's [DoneChecker]; the registration's checker
 // is called "<upstreamName> + event handler <handler name>".
 func newProcessorListener(logger klog.Logger, handler ResourceEventHandler, requestedResyncPeriod, resyncPeriod time.Duration, clk clock.Clock, upstreamName string) *processorListener {
