@@ -84,7 +84,6 @@ func (p *listPager) list(ctx context.Context, options metav1.ListOptions) (_ run
 		if merged == nil {
 			merged = &metainternalversion.List{Items: make([]runtime.Object, 0, options.Limit+1)}
 			merged.ResourceVersion = listMeta.GetResourceVersion()
-			merged.SelfLink = listMeta.GetSelfLink()
 		}
 		if err := meta.EachListItemWithAlloc(page, func(item runtime.Object) error {
 			merged.Items = append(merged.Items, item)

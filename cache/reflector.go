@@ -63,10 +63,12 @@ var errStopRequested = errors.New("stop requested")
 //     reflector saw, from a list, a watch event or a bookmark; only after a
 //     list or streaming list failed with Expired/Gone or "too large resource
 //     version" does it ask for "" (a quorum read).
-//   - Lists are paginated (500 per page) when they ask for "" or "0", or when
-//     WatchListPageSize says so; a list at a specific resource version asks
-//     for everything at once so that the watch cache can serve it. An
-//     expired continue token restarts the list unpaginated.
+//   - Lists are paginated (500 per page) when they ask for "" or "0", when a
+//     first list at "0" came back in pages (the server has no watch cache for
+//     the resource), or when WatchListPageSize says so; otherwise a list at a
+//     specific resource version asks for everything at once so that the
+//     watch cache can serve it. An expired continue token restarts the list
+//     unpaginated.
 //   - By default the reflector first tries a streaming list: a watch with
 //     SendInitialEvents whose events fill a temporary store until the
 //     bookmark annotated "k8s.io/initial-events-end", after which the store is
@@ -84,11 +86,17 @@ var errStopRequested = errors.New("stop requested")
 //     for up to MaxInternalErrorRetryDuration.
 //   - Backoff delays start at 800ms and double up to 30s, each stretched by
 //     a random factor in [1, 2), and start over after two minutes without
-//     failure. Watch timeouts are random in [5m, 10m].
+//     failure (client-go starts over every two minutes, failures or not).
+//     Watch timeouts are random in [5m, 10m].
 //   - Events whose object has the wrong Go type (or, for an expected
 //     *unstructured.Unstructured with apiVersion and kind, the wrong kind),
 //     Table objects, and objects without metadata are dropped with a logged
 //     error, as are such items of a list; a Table list fails the list.
+//
+// client-go's optional consistency check of streaming lists (enabled there by
+// KUBE_WATCHLIST_INCONSISTENCY_DETECTOR) is not implemented, and neither is
+// its 10-second "awaiting the bookmark" warning, which the stall timeout
+// replaces.
 //
 // Every delay and timeout comes from the clock of [ReflectorOptions]. The
 // exported fields must be set before Run and not changed afterwards; the
@@ -280,7 +288,7 @@ func NewReflectorWithOptions(lw ListerWatcher, expectedType any, store Reflector
 		r.listerWatcher = ToListerWatcherWithContext(lw)
 	}
 	r.useWatchList.Store(true)
-	if clientLacksWatchListSemantics(lw) {
+	if r.listerWatcher != nil && clientLacksWatchListSemantics(lw) {
 		r.logger.V(2).Info("The ListerWatcher does not support streaming lists, using paginated lists; expected in unit tests with fake clients, not in production",
 			"reflector", r.name, "type", r.typeDescription)
 		r.useWatchList.Store(false)

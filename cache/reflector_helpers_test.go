@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -385,18 +384,6 @@ func (s *recordingStore) operations() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.ops)
-}
-
-// contents returns "ns/name@rv" of every stored object, sorted.
-func (s *recordingStore) contents() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []string
-	for _, p := range s.items {
-		out = append(out, testObjString(p))
-	}
-	sort.Strings(out)
-	return out
 }
 
 // bookmarkingStore is a recordingStore that also takes bookmarks.

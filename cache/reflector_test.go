@@ -24,7 +24,7 @@ import (
 
 var (
 	errExpired      = apierrors.NewResourceExpired("too old resource version")
-	errGone         = apierrors.NewGone("gone")
+	errGone         = &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusGone, Reason: metav1.StatusReasonGone, Message: "gone"}}
 	errTooMany      = apierrors.NewTooManyRequests("slow down", 1)
 	errInternal     = apierrors.NewInternalError(errors.New("unable to decode an event from the watch stream"))
 	errForbidden    = apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "", errors.New("no"))
@@ -500,6 +500,7 @@ func TestReflectorWithoutListerWatcherOrStore(t *testing.T) {
 		NewReflector((*ListWatch)(nil), nil, newRecordingStore(), 0),
 		NewReflector(&ListWatch{}, nil, nil, 0),
 		NewReflector(&ListWatch{}, nil, (*recordingStore)(nil), 0),
+		NewReflector((*watchListSemanticsListWatch)(nil), nil, newRecordingStore(), 0),
 	} {
 		if err := r.ListAndWatchWithContext(context.Background()); err == nil {
 			t.Errorf("ListAndWatch succeeded without a ListerWatcher or store")
