@@ -76,10 +76,10 @@ func newTestInformer(lw ListerWatcher, opts SharedIndexInformerOptions) *sharedI
 	return newSharedIndexInformer(lw, &metav1.PartialObjectMetadata{}, opts, realClock)
 }
 
-// startInformer runs inf until the test ends (or stop is called) and waits
+// runSharedInformer runs inf until the test ends (or stop is called) and waits
 // for Run to return then. stop cancels the informer's context and waits for
 // Run to return; it may be called more than once.
-func startInformer(t testing.TB, inf SharedInformer) (stop func()) {
+func runSharedInformer(t testing.TB, inf SharedInformer) (stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(testContext(t))
 	done := make(chan struct{})

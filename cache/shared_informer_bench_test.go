@@ -200,10 +200,10 @@ func quietContext() (context.Context, context.CancelFunc) {
 
 func discardLogger() klog.Logger { return klog.Logger{} }
 
-// BenchmarkInformerInitialSync measures the initial sync of 100k listed
+// BenchmarkSharedInformerInitialSync measures the initial sync of 100k listed
 // objects to one handler: from Run until the handler's registration has
 // synced (every object stored and handed to the handler).
-func BenchmarkInformerInitialSync(b *testing.B) {
+func BenchmarkSharedInformerInitialSync(b *testing.B) {
 	objs := informerBenchObjects(benchSyncObjects)
 	lw := newBenchLW(objs)
 	for _, mode := range queueModes {
@@ -253,9 +253,9 @@ func BenchmarkInformerInitialSync(b *testing.B) {
 	})
 }
 
-// BenchmarkInformerWatchUpdates measures 200k watch updates over 10k objects
+// BenchmarkSharedInformerWatchUpdates measures 200k watch updates over 10k objects
 // delivered to 1, 4 and 16 handlers, on a synced informer.
-func BenchmarkInformerWatchUpdates(b *testing.B) {
+func BenchmarkSharedInformerWatchUpdates(b *testing.B) {
 	objs := informerBenchObjects(benchWatchObjects)
 	updates := informerBenchUpdates(benchWatchObjects, benchWatchUpdates)
 	for _, handlers := range []int{1, 4, 16} {
@@ -340,10 +340,10 @@ func runWatchUpdates(b *testing.B, events chan<- watch.Event, updates []*metav1.
 	reportLatencies(b, hs)
 }
 
-// BenchmarkInformerEventLatency measures the latency of one watch event
+// BenchmarkSharedInformerEventLatency measures the latency of one watch event
 // through an idle informer to all its handlers: each iteration sends one
 // update and waits until every handler got it.
-func BenchmarkInformerEventLatency(b *testing.B) {
+func BenchmarkSharedInformerEventLatency(b *testing.B) {
 	objs := informerBenchObjects(1)
 	updates := informerBenchUpdates(1, 2)
 	for _, handlers := range []int{1, 16} {

@@ -125,7 +125,7 @@ func TestSharedInformerPerObjectOrder(t *testing.T) {
 				}
 				regs = append(regs, reg)
 			}
-			startInformer(t, inf)
+			runSharedInformer(t, inf)
 			waitForSync(t, inf.HasSyncedChecker())
 
 			churn(t, srv, rand.New(rand.NewPCG(1, 2)), objects, writes)
@@ -164,7 +164,7 @@ func TestSharedInformerLateJoin(t *testing.T) {
 			if _, err := inf.AddEventHandler(early); err != nil {
 				t.Fatal(err)
 			}
-			startInformer(t, inf)
+			runSharedInformer(t, inf)
 			waitForSync(t, inf.HasSyncedChecker())
 
 			// Handlers join while updates flow.
@@ -224,7 +224,7 @@ func TestSharedInformerRegistrationSyncsAfterInitialAddsReturn(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			startInformer(t, inf)
+			runSharedInformer(t, inf)
 			waitForSync(t, inf.HasSyncedChecker())
 
 			after := newBlockingHandler()
@@ -285,7 +285,7 @@ func TestSharedInformerSyncsAfterLastInitialItemIsProcessed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			startInformer(t, inf)
+			runSharedInformer(t, inf)
 			waitClosed(t, "the last object to be stored", entered)
 			if inf.HasSynced() || IsDone(inf.HasSyncedChecker()) || reg.HasSynced() {
 				t.Error("synced before the last object of the initial list was stored")
@@ -320,7 +320,7 @@ func TestSharedInformerRemoveWhileEventsFlow(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			startInformer(t, inf)
+			runSharedInformer(t, inf)
 			waitForSync(t, inf.HasSyncedChecker())
 
 			done := make(chan struct{})
@@ -371,7 +371,7 @@ func TestSharedInformerHandlerRemovesItself(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	startInformer(t, inf)
+	runSharedInformer(t, inf)
 	if err := <-results; !errors.Is(err, errShutdownFromOwnHandler) {
 		t.Errorf("ShutDownEventHandler from the handler: got %v, want %v", err, errShutdownFromOwnHandler)
 	}
@@ -404,7 +404,7 @@ func TestSharedInformerHandlersShuttingEachOtherDown(t *testing.T) {
 		}
 		regs[i] = reg
 	}
-	startInformer(t, inf)
+	runSharedInformer(t, inf)
 	var errs []error
 	for range 2 {
 		select {
@@ -528,7 +528,7 @@ func TestSharedInformerResyncPeriodRules(t *testing.T) {
 					add(h)
 				}
 			}
-			startInformer(t, inf)
+			runSharedInformer(t, inf)
 			waitForSync(t, inf.HasSyncedChecker())
 			for _, h := range tc.handlers {
 				if h.late {
@@ -653,7 +653,7 @@ func TestSharedInformerTransform(t *testing.T) {
 			if _, err := inf.AddEventHandler(handler); err != nil {
 				t.Fatal(err)
 			}
-			startInformer(t, inf)
+			runSharedInformer(t, inf)
 			waitForSync(t, inf.HasSyncedChecker())
 			if err := inf.SetTransform(nil); err == nil {
 				t.Error("SetTransform after start succeeded")
@@ -685,7 +685,7 @@ func TestSharedInformerAddIndexersAfterStart(t *testing.T) {
 	if _, err := inf.AddEventHandler(rec); err != nil {
 		t.Fatal(err)
 	}
-	stop := startInformer(t, inf)
+	stop := runSharedInformer(t, inf)
 	waitForSync(t, inf.HasSyncedChecker())
 
 	byLabel := func(obj any) ([]string, error) {
@@ -729,7 +729,7 @@ func TestSharedInformerLifecycle(t *testing.T) {
 	if _, err := inf.AddEventHandler(nil); err == nil {
 		t.Error("adding a nil handler succeeded")
 	}
-	stop := startInformer(t, inf)
+	stop := runSharedInformer(t, inf)
 	waitForSync(t, inf.HasSyncedChecker())
 	if inf.IsStopped() {
 		t.Error("a running informer is stopped")
@@ -843,7 +843,7 @@ func TestSharedInformerManyHandlersLeaveNoGoroutines(t *testing.T) {
 		create(t, srv, fmt.Sprintf("o%d", i))
 	}
 	inf := newTestInformer(srv, SharedIndexInformerOptions{})
-	startInformer(t, inf)
+	runSharedInformer(t, inf)
 	waitForSync(t, inf.HasSyncedChecker())
 	baseline := goruntime.NumGoroutine()
 
@@ -884,7 +884,7 @@ func TestSharedInformerWatchErrorHandler(t *testing.T) {
 	if err := inf.SetWatchErrorHandlerWithContext(func(_ context.Context, _ *Reflector, err error) { got <- err }); err != nil {
 		t.Fatal(err)
 	}
-	startInformer(t, inf)
+	runSharedInformer(t, inf)
 	select {
 	case err := <-got:
 		if !strings.Contains(err.Error(), "injected list failure") {
@@ -912,7 +912,7 @@ func TestNewSharedInformerConstructors(t *testing.T) {
 			if _, err := tc.inf.AddEventHandlerWithOptions(rec, HandlerOptions{Logger: &logger}); err != nil {
 				t.Fatal(err)
 			}
-			startInformer(t, tc.inf)
+			runSharedInformer(t, tc.inf)
 			waitForSync(t, tc.inf.HasSyncedChecker())
 			rec.waitForCount(t, 1)
 			if got := tc.inf.HasSyncedChecker().Name(); got != "SharedIndexInformer *v1.PartialObjectMetadata" {
@@ -981,7 +981,7 @@ func TestSharedInformerMetrics(t *testing.T) {
 			if _, err := inf.AddEventHandler(rec); err != nil {
 				t.Fatal(err)
 			}
-			startInformer(t, inf)
+			runSharedInformer(t, inf)
 			waitForSync(t, inf.HasSyncedChecker())
 			want, _ := strconv.ParseFloat(last.ResourceVersion, 64)
 			if got, sets := provider.storeRV.value(); sets == 0 || got < want {
@@ -1005,7 +1005,7 @@ func TestSharedInformerHandlerChurnUnderLoad(t *testing.T) {
 				create(t, srv, fmt.Sprintf("o%d", i))
 			}
 			inf := newTestInformer(srv, SharedIndexInformerOptions{InOrder: mode.inOrder, ResyncPeriod: time.Second})
-			startInformer(t, inf)
+			runSharedInformer(t, inf)
 			waitForSync(t, inf.HasSyncedChecker())
 
 			writesDone := make(chan struct{})

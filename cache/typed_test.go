@@ -234,7 +234,7 @@ func TestTypedSharedIndexInformer(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	startInformer(t, inf)
+	runSharedInformer(t, inf)
 	waitForSync(t, reg.HasSyncedChecker(), funcsReg.HasSyncedChecker())
 
 	remove(t, srv, "b")
