@@ -11,6 +11,11 @@ import (
 // libraryModule is the import path prefix of this library's packages.
 const libraryModule = "github.com/informer-go/informer/"
 
+// libraryPackages are the import paths of the library's package trees. Other
+// packages under libraryModule (examples, end-to-end tests, nested modules)
+// are callers like any other code.
+var libraryPackages = []string{libraryModule + "cache", libraryModule + "wait", libraryModule + "buffer"}
+
 // unknownCallsite names a reflector whose creator cannot be found.
 const unknownCallsite = "????"
 
@@ -39,7 +44,8 @@ func callerOutsideLibrary() string {
 }
 
 // isLibraryFunction reports whether the fully qualified function name fn
-// belongs to a (non-test) package of this library.
+// belongs to a (non-test) package of this library: one of libraryPackages or
+// a package below one.
 func isLibraryFunction(fn string) bool {
 	if !strings.HasPrefix(fn, libraryModule) {
 		return false
@@ -50,7 +56,15 @@ func isLibraryFunction(fn string) bool {
 			pkg = pkg[:slash+dot]
 		}
 	}
-	return !strings.HasSuffix(pkg, "_test")
+	if strings.HasSuffix(pkg, "_test") {
+		return false
+	}
+	for _, lib := range libraryPackages {
+		if pkg == lib || strings.HasPrefix(pkg, lib+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // creatorLine matches the "created by" trailer of a goroutine's stack.

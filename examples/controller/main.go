@@ -1,0 +1,115 @@
+// Command controller is a small Kubernetes controller built on this
+// library's informer and client-go's clientset and work queue. It watches
+// ConfigMaps and, on those labelled example.informer-go.dev/count-keys=true,
+// keeps the annotation example.informer-go.dev/data-keys equal to their
+// number of data keys; it logs every ConfigMap it reconciles.
+//
+//	go run . -kubeconfig ~/.kube/config -namespace default -run-for 30s
+//	kubectl create configmap demo --from-literal=a=1 --from-literal=b=2
+//	kubectl label configmap demo example.informer-go.dev/count-keys=true
+//
+// It stops on SIGINT or SIGTERM, or after -run-for, and exits 0 after a
+// clean shutdown. Without a kubeconfig it uses the in-cluster configuration.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
+)
+
+func main() {
+	klog.InitFlags(nil) // -v and the other klog flags
+	kubeconfig := flag.String("kubeconfig", defaultKubeconfig(),
+		"path of the kubeconfig file (several separated by the OS list separator); empty means in-cluster")
+	namespace := flag.String("namespace", "", "namespace to watch; empty means all")
+	workers := flag.Int("workers", 2, "number of workers reconciling ConfigMaps")
+	runFor := flag.Duration("run-for", 0, "stop after this long; 0 runs until SIGINT or SIGTERM")
+	flag.Parse()
+
+	err := run(*kubeconfig, *namespace, *workers, *runFor)
+	klog.Flush()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "controller:", err)
+		os.Exit(1)
+	}
+}
+
+func run(kubeconfig, namespace string, workers int, runFor time.Duration) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if runFor > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, runFor)
+		defer cancel()
+	}
+	logger := klog.LoggerWithName(klog.Background(), "configmap-controller")
+	ctx = klog.NewContext(ctx, logger)
+
+	config, err := restConfig(kubeconfig)
+	if err != nil {
+		return err
+	}
+	client, err := kubernetes.NewForConfig(config)
+	if err != nil {
+		return err
+	}
+	controller, err := NewController(ctx, client, namespace)
+	if err != nil {
+		return err
+	}
+	if err := controller.Run(ctx, workers); err != nil {
+		return err
+	}
+	logger.Info("Stopped")
+	return nil
+}
+
+// defaultKubeconfig returns $KUBECONFIG if set, otherwise ~/.kube/config if
+// it exists, otherwise "" (in-cluster).
+func defaultKubeconfig() string {
+	if path := os.Getenv(clientcmd.RecommendedConfigPathEnvVar); path != "" {
+		return path
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		path := filepath.Join(home, clientcmd.RecommendedHomeDir, clientcmd.RecommendedFileName)
+		if _, err := os.Stat(path); err == nil {
+			return path
+		}
+	}
+	return ""
+}
+
+// restConfig loads the client configuration from kubeconfig, or from the
+// pod's service account when kubeconfig is empty.
+func restConfig(kubeconfig string) (*rest.Config, error) {
+	if kubeconfig == "" {
+		config, err := rest.InClusterConfig()
+		if err != nil {
+			return nil, fmt.Errorf("no kubeconfig given and not running in a cluster: %w", err)
+		}
+		return config, nil
+	}
+	// Several files are merged, as kubectl merges those of $KUBECONFIG; a
+	// single one must exist.
+	paths := filepath.SplitList(kubeconfig)
+	rules := &clientcmd.ClientConfigLoadingRules{Precedence: paths}
+	if len(paths) == 1 {
+		rules = &clientcmd.ClientConfigLoadingRules{ExplicitPath: paths[0]}
+	}
+	config, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("load kubeconfig %s: %w", kubeconfig, err)
+	}
+	return config, nil
+}
