@@ -24,6 +24,18 @@
 // [ListWatch] documentation shows each. [Reflector] describes how lists,
 // streaming lists, watches, relists and backoff behave against a server.
 //
+// A source that is not a kube-apiserver should opt out of streaming lists:
+// the reflector first asks for one (a watch with SendInitialEvents), and a
+// source that ignores the option makes it wait for the end bookmark until
+// [ReflectorOptions].WatchListStallTimeout. Either fail such watches with an
+// error (the reflector then lists), or wrap the source with
+// [ToListWatcherWithWatchListSemantics] and a value whose
+// IsWatchListSemanticsUnSupported method returns true.
+//
+// client-go's generated listers (corev1listers and friends) take client-go's
+// own Indexer type and do not accept this package's; use [NewGenericLister]
+// or a [TypedIndexer] instead.
+//
 // # Informers and queue modes
 //
 // [NewSharedIndexInformerWithOptions] and [NewInformerWithOptions] build the
