@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -88,10 +89,15 @@ func (e *etcd) revision(ctx context.Context) (int64, error) {
 }
 
 // compact compacts etcd's history up to rev (physically, so that it is
-// complete when compact returns): every revision before rev is gone.
+// complete when compact returns): every revision before rev is gone. A
+// history already compacted at rev or later is not an error.
 func (e *etcd) compact(ctx context.Context, rev int64) error {
 	req := map[string]any{"revision": strconv.FormatInt(rev, 10), "physical": true}
-	if err := e.post(ctx, "/v3/kv/compaction", req, nil); err != nil {
+	err := e.post(ctx, "/v3/kv/compaction", req, nil)
+	if err != nil && strings.Contains(err.Error(), "required revision has been compacted") {
+		return nil
+	}
+	if err != nil {
 		return fmt.Errorf("compact etcd at revision %d: %w", rev, err)
 	}
 	return nil
