@@ -69,7 +69,7 @@ func objectMeta(obj any) (metav1.Object, error) {
 	if err != nil {
 		return nil, fmt.Errorf("object has no meta: %w", err)
 	}
-	if v := reflect.ValueOf(m); v.Kind() == reflect.Pointer && v.IsNil() {
+	if isNilPointer(m) {
 		return nil, fmt.Errorf("object has no meta: nil %T", obj)
 	}
 	return m, nil
@@ -88,4 +88,10 @@ func DeletionHandlingObjectToName(obj any) (ObjectName, error) {
 		return ParseObjectName(d.Key)
 	}
 	return ObjectToName(obj)
+}
+
+// isNilPointer reports whether v holds a nil pointer.
+func isNilPointer(v any) bool {
+	rv := reflect.ValueOf(v)
+	return rv.Kind() == reflect.Pointer && rv.IsNil()
 }

@@ -1,5 +1,11 @@
 package cache
 
+import (
+	"errors"
+	"fmt"
+	"reflect"
+)
+
 // Store is keyed object storage. Keys come from a [KeyFunc]. Implementations
 // in this package are safe for concurrent use. Objects returned by reads are
 // the stored objects themselves, shared with every other reader: treat them as
@@ -20,7 +26,8 @@ type Store interface {
 	// GetByKey returns the object stored under key.
 	GetByKey(key string) (item any, exists bool, err error)
 	// Replace discards the contents of the store and stores the given
-	// objects instead. resourceVersion is the version of the list.
+	// objects instead. resourceVersion is the version of the list. The
+	// store takes ownership of the slice.
 	Replace([]any, string) error
 	// Resync is a no-op for plain stores; queues use it to requeue what they
 	// know.
@@ -54,4 +61,325 @@ type Indexer interface {
 	// AddIndexers adds index functions and indexes the stored objects with
 	// them. It fails, changing nothing, when a name is already in use.
 	AddIndexers(newIndexers Indexers) error
+}
+
+// StoreOption configures a store built by [NewStore] or [NewIndexer].
+type StoreOption = func(*cache)
+
+// WithTransformer makes the store pass every object given to Add, Update and
+// Replace through transformer before storing it. The key is computed from
+// the object as given. Delete and Transaction do not transform.
+func WithTransformer(transformer TransformFunc) StoreOption {
+	return func(c *cache) {
+		c.transformer = transformer
+	}
+}
+
+// WithStoreMetrics publishes the store's resource version as a gauge of the
+// given identity, created by metrics (nil: the process-wide provider of
+// [SetInformerMetricsProvider]). Nothing is published for an identity that is
+// not reserved.
+func WithStoreMetrics(identifier InformerNameAndResource, metrics InformerMetricsProvider) StoreOption {
+	return func(c *cache) {
+		c.identifier = identifier
+		c.metrics = metrics
+		c.withMetrics = true
+	}
+}
+
+// NewStore returns an empty [Store] keyed by keyFunc: a map guarded by a
+// read-write lock. It also implements [TransactionStore]. GetByKey does not
+// allocate, and neither does Get when keyFunc is [MetaNamespaceKeyFunc] or
+// [DeletionHandlingMetaNamespaceKeyFunc]. A nil keyFunc makes every keyed
+// operation fail with a [KeyError]; nil options are ignored.
+func NewStore(keyFunc KeyFunc, opts ...StoreOption) Store {
+	return newCache(keyFunc, nil, opts)
+}
+
+// NewIndexer returns an empty [Indexer] keyed by keyFunc, with the given
+// indexes. It also implements [TransactionStore]. The indexer keeps its own
+// copy of indexers; nil index functions are reported to HandleError and left
+// out. See [NewStore].
+//
+// Unlike client-go, which panics, a write that an index function fails on is
+// refused: the store is left unchanged and the method returns the error.
+func NewIndexer(keyFunc KeyFunc, indexers Indexers, opts ...StoreOption) Indexer {
+	return newCache(keyFunc, indexers, opts)
+}
+
+func newCache(keyFunc KeyFunc, indexers Indexers, opts []StoreOption) *cache {
+	c := &cache{keyFunc: keyFunc, keys: keyShapeOf(keyFunc)}
+	if keyFunc == nil {
+		c.keyFunc = noKeyFunc
+	}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(c)
+		}
+	}
+	var tsOpts []ThreadSafeStoreOption
+	if c.withMetrics {
+		tsOpts = append(tsOpts, WithThreadSafeStoreMetrics(c.identifier, c.metrics))
+	}
+	c.cacheStorage = newThreadSafeMap(indexers, tsOpts...)
+	return c
+}
+
+// errNoKeyFunc is the key error of a store built without a key function.
+var errNoKeyFunc = errors.New("the store has no key function")
+
+func noKeyFunc(any) (string, error) { return "", errNoKeyFunc }
+
+// keyShape tells which key function a store uses, when it is one of this
+// package's metadata key functions: Get then computes the key in a stack
+// buffer instead of calling the function, which would allocate the key.
+type keyShape int
+
+const (
+	otherKeys                keyShape = iota // any other KeyFunc
+	metaNamespaceKeys                        // MetaNamespaceKeyFunc
+	deletionHandlingMetaKeys                 // DeletionHandlingMetaNamespaceKeyFunc
+)
+
+func keyShapeOf(keyFunc KeyFunc) keyShape {
+	if keyFunc == nil {
+		return otherKeys
+	}
+	switch reflect.ValueOf(keyFunc).Pointer() {
+	case reflect.ValueOf(MetaNamespaceKeyFunc).Pointer():
+		return metaNamespaceKeys
+	case reflect.ValueOf(DeletionHandlingMetaNamespaceKeyFunc).Pointer():
+		return deletionHandlingMetaKeys
+	}
+	return otherKeys
+}
+
+// cache implements Indexer and TransactionStore with a threadSafeMap and a
+// KeyFunc.
+type cache struct {
+	// cacheStorage holds the objects; it is safe for concurrent use.
+	cacheStorage *threadSafeMap
+	// keyFunc computes keys; never nil.
+	keyFunc KeyFunc
+	// keys tells whether keyFunc is a metadata key function.
+	keys keyShape
+	// transformer, when set, rewrites objects before Add, Update, Replace.
+	transformer TransformFunc
+
+	// Metrics options, read once by newCache.
+	identifier  InformerNameAndResource
+	metrics     InformerMetricsProvider
+	withMetrics bool
+}
+
+var (
+	_ Indexer          = (*cache)(nil)
+	_ TransactionStore = (*cache)(nil)
+)
+
+// prepare computes the key of obj and transforms it.
+func (c *cache) prepare(obj any) (string, any, error) {
+	key, err := c.keyFunc(obj)
+	if err != nil {
+		return "", nil, KeyError{obj, err}
+	}
+	if c.transformer != nil {
+		if obj, err = c.transformer(obj); err != nil {
+			return "", nil, fmt.Errorf("transforming: %w", err)
+		}
+	}
+	return key, obj, nil
+}
+
+// Add stores obj, transformed, under the key of obj as given. It fails,
+// changing nothing, when the key function, the transformer or an index
+// function fails, or the object to store is nil.
+func (c *cache) Add(obj any) error {
+	key, obj, err := c.prepare(obj)
+	if err != nil {
+		return err
+	}
+	return c.cacheStorage.update(key, obj)
+}
+
+// Update is Add.
+func (c *cache) Update(obj any) error {
+	return c.Add(obj)
+}
+
+// Delete removes the key of obj and records obj's resource version, when it
+// has one, as the store's. It fails, changing nothing, when the key function
+// fails.
+func (c *cache) Delete(obj any) error {
+	key, err := c.keyFunc(obj)
+	if err != nil {
+		return KeyError{obj, err}
+	}
+	c.cacheStorage.DeleteWithObject(key, obj)
+	return nil
+}
+
+// Transaction implements [TransactionStore].
+func (c *cache) Transaction(txns ...Transaction) *TransactionError {
+	if len(txns) == 0 {
+		return nil
+	}
+	keyed := make([]ThreadSafeStoreTransaction, 0, len(txns))
+	positions := make([]int, 0, len(txns)) // positions[i]: index in txns of keyed[i]
+	errs := make([]error, len(txns))
+	failed := false
+	for i, txn := range txns {
+		key, err := c.keyFunc(txn.Object)
+		if err != nil {
+			errs[i], failed = KeyError{txn.Object, err}, true
+			continue
+		}
+		keyed = append(keyed, ThreadSafeStoreTransaction{Transaction: txn, Key: key})
+		positions = append(positions, i)
+	}
+	for i, err := range c.cacheStorage.transaction(keyed) {
+		if err != nil {
+			errs[positions[i]], failed = err, true
+		}
+	}
+	if !failed {
+		return nil
+	}
+	te := &TransactionError{TotalTransactions: len(txns)}
+	for i, err := range errs {
+		if err != nil {
+			te.Errors = append(te.Errors, err)
+		} else {
+			te.SuccessfulIndices = append(te.SuccessfulIndices, i)
+		}
+	}
+	return te
+}
+
+// List returns every stored object.
+func (c *cache) List() []any {
+	return c.cacheStorage.List()
+}
+
+// ListKeys returns every key.
+func (c *cache) ListKeys() []string {
+	return c.cacheStorage.ListKeys()
+}
+
+// LastStoreSyncResourceVersion returns the store's resource version.
+func (c *cache) LastStoreSyncResourceVersion() string {
+	return c.cacheStorage.LastStoreSyncResourceVersion()
+}
+
+// Bookmark records rv as the store's resource version.
+func (c *cache) Bookmark(rv string) {
+	c.cacheStorage.Bookmark(rv)
+}
+
+// GetIndexers returns a copy of the index functions.
+func (c *cache) GetIndexers() Indexers {
+	return c.cacheStorage.GetIndexers()
+}
+
+// Index returns the objects sharing an indexed value with obj.
+func (c *cache) Index(indexName string, obj any) ([]any, error) {
+	return c.cacheStorage.Index(indexName, obj)
+}
+
+// IndexKeys returns the sorted keys indexed under indexedValue; they can be
+// given to GetByKey.
+func (c *cache) IndexKeys(indexName, indexedValue string) ([]string, error) {
+	return c.cacheStorage.IndexKeys(indexName, indexedValue)
+}
+
+// ListIndexFuncValues returns the values present in the named index.
+func (c *cache) ListIndexFuncValues(indexName string) []string {
+	return c.cacheStorage.ListIndexFuncValues(indexName)
+}
+
+// ByIndex returns the objects indexed under indexedValue.
+func (c *cache) ByIndex(indexName, indexedValue string) ([]any, error) {
+	return c.cacheStorage.ByIndex(indexName, indexedValue)
+}
+
+// AddIndexers adds indexes and indexes the stored objects with them.
+func (c *cache) AddIndexers(newIndexers Indexers) error {
+	return c.cacheStorage.AddIndexers(newIndexers)
+}
+
+// Get returns the object stored under the key of obj. With
+// [MetaNamespaceKeyFunc] or [DeletionHandlingMetaNamespaceKeyFunc] it does
+// not allocate.
+func (c *cache) Get(obj any) (item any, exists bool, err error) {
+	if c.keys != otherKeys {
+		if item, exists, ok := c.getByMetaKey(obj); ok {
+			return item, exists, nil
+		}
+	}
+	key, err := c.keyFunc(obj)
+	if err != nil {
+		return nil, false, KeyError{obj, err}
+	}
+	return c.GetByKey(key)
+}
+
+// metaKeyBufSize fits a key of a namespace (63 bytes) and a name (253).
+const metaKeyBufSize = 320
+
+// getByMetaKey looks obj up by the key the store's metadata key function
+// would compute, without allocating it. ok is false when obj is something
+// the key function would fail on: the caller then calls it for the error.
+func (c *cache) getByMetaKey(obj any) (item any, exists, ok bool) {
+	switch o := obj.(type) {
+	case ExplicitKey:
+		item, exists = c.cacheStorage.Get(string(o))
+		return item, exists, true
+	case DeletedFinalStateUnknown:
+		if c.keys != deletionHandlingMetaKeys {
+			return nil, false, false
+		}
+		item, exists = c.cacheStorage.Get(o.Key)
+		return item, exists, true
+	}
+	m, err := objectMeta(obj)
+	if err != nil {
+		return nil, false, false
+	}
+	namespace, name := m.GetNamespace(), m.GetName()
+	if namespace == "" {
+		item, exists = c.cacheStorage.Get(name)
+		return item, exists, true
+	}
+	var buf [metaKeyBufSize]byte
+	key := append(append(append(buf[:0], namespace...), '/'), name...)
+	item, exists = c.cacheStorage.getBytes(key)
+	return item, exists, true
+}
+
+// GetByKey returns the object stored under key. It does not allocate and
+// never fails.
+func (c *cache) GetByKey(key string) (item any, exists bool, err error) {
+	item, exists = c.cacheStorage.Get(key)
+	return item, exists, nil
+}
+
+// Replace replaces the contents with list, each object transformed and
+// keyed as given, and records resourceVersion. It fails, changing nothing,
+// when the key function, the transformer or an index function fails on any
+// object, or an object to store is nil.
+func (c *cache) Replace(list []any, resourceVersion string) error {
+	items := make(map[string]any, len(list))
+	for _, obj := range list {
+		key, obj, err := c.prepare(obj)
+		if err != nil {
+			return err
+		}
+		items[key] = obj
+	}
+	return c.cacheStorage.replace(items, resourceVersion)
+}
+
+// Resync does nothing.
+func (c *cache) Resync() error {
+	return nil
 }

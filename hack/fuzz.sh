@@ -10,7 +10,7 @@ while IFS= read -r file; do
   for target in $(grep -oE '^func (Fuzz[A-Za-z0-9_]+)' "$file" | awk '{print $2}'); do
     found=1
     echo "== fuzz ./$dir $target ($fuzztime)"
-    go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" "./$dir"
+    go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" -fuzzminimizetime=5s "./$dir"
   done
 done < <(git ls-files '*_test.go' | xargs grep -l '^func Fuzz' || true)
 [ "$found" = 1 ] || echo "no fuzz targets"

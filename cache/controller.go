@@ -1,0 +1,244 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+
+	"github.com/informer-go/informer/wait"
+)
+
+// Config configures a low-level [Controller]: where objects come from (the
+// ListerWatcher), the queue the reflector fills, and the function that
+// processes what is popped from it. It embeds its Queue and ListerWatcher, so
+// their methods are promoted onto Config, as in client-go.
+type Config struct {
+	// Queue is filled by the reflector and drained by Process. For the
+	// Process functions of this package it must be a [DeltaFIFO] or a
+	// [RealFIFO].
+	Queue
+
+	// ListerWatcher is the source of the objects.
+	ListerWatcher
+
+	// Process handles one popped item (a [Deltas] for the queues of this
+	// package). Errors are logged and the item is dropped.
+	Process ProcessFunc
+
+	// ProcessBatch handles several popped deltas with distinct keys at
+	// once. It is used, instead of Process for everything but single
+	// deltas, when it is set and Queue is a [QueueWithBatch]. On a partial
+	// failure it returns an error describing it (see [TransactionError]).
+	ProcessBatch ProcessBatchFunc
+
+	// ObjectType is an example of the objects expected; others are dropped.
+	// Nil accepts anything.
+	ObjectType runtime.Object
+
+	// ObjectDescription describes the objects in logs; see
+	// [ReflectorOptions.TypeDescription].
+	ObjectDescription string
+
+	// FullResyncPeriod is how often ShouldResync is consulted; zero means
+	// never.
+	FullResyncPeriod time.Duration
+
+	// MinWatchTimeout is the lower bound of the random watch timeout; see
+	// [ReflectorOptions.MinWatchTimeout].
+	MinWatchTimeout time.Duration
+
+	// ShouldResync decides, every FullResyncPeriod, whether to resync the
+	// queue; nil means always.
+	ShouldResync ShouldResyncFunc
+
+	// WatchErrorHandler is called when a ListAndWatch cycle fails; it wins
+	// over WatchErrorHandlerWithContext.
+	//
+	// Contextual logging: prefer WatchErrorHandlerWithContext.
+	WatchErrorHandler WatchErrorHandler
+
+	// WatchErrorHandlerWithContext is called when a ListAndWatch cycle
+	// fails and WatchErrorHandler is nil. Default:
+	// [DefaultWatchErrorHandler].
+	WatchErrorHandlerWithContext WatchErrorHandlerWithContext
+
+	// WatchListPageSize is the page size of lists; see
+	// [Reflector.WatchListPageSize].
+	WatchListPageSize int64
+}
+
+// ShouldResyncFunc reports whether a reflector should resync its store now.
+// Shared informers use it to resync only when a handler's period is due.
+type ShouldResyncFunc func() bool
+
+// ProcessFunc processes one item popped from a queue; isInInitialList says
+// whether it belongs to the queue's first batch.
+type ProcessFunc func(obj any, isInInitialList bool) error
+
+// Controller runs a reflector into a queue and processes what is popped from
+// it. Its methods are safe for concurrent use.
+type Controller interface {
+	// RunWithContext runs the reflector and the processing loop until ctx
+	// ends, then closes the queue and returns once both have stopped. It
+	// blocks and must be called only once.
+	RunWithContext(ctx context.Context)
+
+	// Run is RunWithContext with a stop channel.
+	//
+	// Contextual logging: prefer RunWithContext.
+	Run(stopCh <-chan struct{})
+
+	// HasSynced reports whether the queue has processed its first batch.
+	HasSynced() bool
+
+	// HasSyncedChecker returns the queue's [DoneChecker] for the same
+	// condition, to wait without polling.
+	HasSyncedChecker() DoneChecker
+
+	// LastSyncResourceVersion returns the reflector's last synced resource
+	// version, or "" before RunWithContext started it.
+	LastSyncResourceVersion() string
+}
+
+// controllerRetryPeriod is how long the processing loop waits before
+// resuming after it stopped for an unexpected reason.
+const controllerRetryPeriod = time.Second
+
+// controller implements Controller.
+type controller struct {
+	config Config
+	clock  clock.Clock
+
+	mu        sync.RWMutex
+	reflector *Reflector // guarded by mu; set by RunWithContext
+}
+
+// New returns a [Controller] for a copy of *c.
+func New(c *Config) Controller {
+	return newController(*c, realClock)
+}
+
+// newController returns a controller whose reflector and retries use clk.
+func newController(config Config, clk clock.Clock) *controller {
+	return &controller{config: config, clock: clk}
+}
+
+// Run implements [Controller.Run].
+func (c *controller) Run(stopCh <-chan struct{}) {
+	c.RunWithContext(wait.ContextForChannel(stopCh))
+}
+
+// RunWithContext implements [Controller.RunWithContext].
+func (c *controller) RunWithContext(ctx context.Context) {
+	defer utilruntime.HandleCrashWithContext(ctx)
+	logger := klog.FromContext(ctx)
+	if c.config.Queue == nil || isNilObject(c.config.Queue) {
+		utilruntime.HandleErrorWithContext(ctx, nil, "Controller has no queue, nothing to run")
+		<-ctx.Done()
+		return
+	}
+
+	// Both goroutines exit on ctx.Done(); RunWithContext waits for them
+	// before returning (but not when processing panics: the panic is
+	// re-raised by HandleCrash, as in client-go).
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		<-ctx.Done()
+		c.config.Queue.Close()
+	})
+
+	r := NewReflectorWithOptions(c.config.ListerWatcher, c.config.ObjectType, c.config.Queue, ReflectorOptions{
+		Logger:          &logger,
+		ResyncPeriod:    c.config.FullResyncPeriod,
+		MinWatchTimeout: c.config.MinWatchTimeout,
+		TypeDescription: c.config.ObjectDescription,
+		Clock:           c.clock,
+	})
+	r.ShouldResync = c.config.ShouldResync
+	r.WatchListPageSize = c.config.WatchListPageSize
+	switch {
+	case c.config.WatchErrorHandler != nil:
+		handler := c.config.WatchErrorHandler
+		r.watchErrorHandler = func(_ context.Context, r *Reflector, err error) { handler(r, err) }
+	case c.config.WatchErrorHandlerWithContext != nil:
+		r.watchErrorHandler = c.config.WatchErrorHandlerWithContext
+	}
+	c.mu.Lock()
+	c.reflector = r
+	c.mu.Unlock()
+
+	wg.Go(func() { r.RunWithContext(ctx) })
+
+	for {
+		c.processLoop(ctx)
+		if !r.sleep(ctx, controllerRetryPeriod) {
+			break
+		}
+	}
+	wg.Wait()
+}
+
+// processLoop pops and processes items until ctx ends or the queue is closed.
+// Processing errors are logged; the item is lost, as in client-go.
+func (c *controller) processLoop(ctx context.Context) {
+	batchQueue, batching := c.config.Queue.(QueueWithBatch)
+	batching = batching && c.config.ProcessBatch != nil
+	if !batching && c.config.Process == nil {
+		utilruntime.HandleErrorWithContext(ctx, nil, "Controller has no Process function, not popping anything")
+		<-ctx.Done()
+		return
+	}
+	process := PopProcessFunc(c.config.Process)
+	for ctx.Err() == nil {
+		var err error
+		if batching {
+			err = batchQueue.PopBatch(c.config.ProcessBatch, process)
+		} else {
+			_, err = c.config.Queue.Pop(process)
+		}
+		switch {
+		case errors.Is(err, ErrFIFOClosed):
+			return
+		case err != nil:
+			utilruntime.HandleErrorWithContext(ctx, err, "Unable to process a popped item, dropping it")
+		}
+	}
+}
+
+// HasSynced implements [Controller.HasSynced].
+func (c *controller) HasSynced() bool {
+	if c.config.Queue == nil || isNilObject(c.config.Queue) {
+		return false
+	}
+	return c.config.Queue.HasSynced()
+}
+
+// HasSyncedChecker implements [Controller.HasSyncedChecker].
+func (c *controller) HasSyncedChecker() DoneChecker {
+	if c.config.Queue == nil || isNilObject(c.config.Queue) {
+		return neverDone{}
+	}
+	return c.config.Queue.HasSyncedChecker()
+}
+
+// LastSyncResourceVersion implements [Controller.LastSyncResourceVersion].
+func (c *controller) LastSyncResourceVersion() string {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.reflector == nil {
+		return ""
+	}
+	return c.reflector.LastSyncResourceVersion()
+}
+
+// neverDone is the DoneChecker of a controller without a queue.
+type neverDone struct{}
+
+func (neverDone) Name() string          { return "controller without a queue" }
+func (neverDone) Done() <-chan struct{} { return nil }

@@ -1,0 +1,213 @@
+package cache
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/klog/v2"
+)
+
+// InformerOptions configures [NewInformerWithOptions].
+type InformerOptions struct {
+	// Logger is used instead of klog.Background() when not nil.
+	Logger *klog.Logger
+
+	// ListerWatcher is the source of the objects.
+	ListerWatcher ListerWatcher
+
+	// ObjectType is an example of the objects expected; see
+	// [NewReflectorWithOptions].
+	ObjectType runtime.Object
+
+	// Handler is told about every change. Nil ignores them.
+	Handler ResourceEventHandler
+
+	// ResyncPeriod, when positive, makes the informer deliver every stored
+	// object to Handler.OnUpdate this often, changed or not, which helps
+	// handlers that keep something outside the cluster in step.
+	ResyncPeriod time.Duration
+
+	// MinWatchTimeout is the lower bound of the random watch timeout; see
+	// [ReflectorOptions.MinWatchTimeout].
+	MinWatchTimeout time.Duration
+
+	// Indexers, when not nil, makes the store an [Indexer] with these
+	// indexes.
+	Indexers Indexers
+
+	// Transform, when set, rewrites every object before it is stored and
+	// handed to Handler. It must be idempotent (see [TransformFunc]).
+	Transform TransformFunc
+
+	// Identifier names the informer's queue and store for logs and metrics;
+	// metrics are published only for a reserved identifier.
+	Identifier InformerNameAndResource
+
+	// InformerMetricsProvider provides the queue and store metrics; nil
+	// means the process-wide provider ([SetInformerMetricsProvider]), if any.
+	InformerMetricsProvider InformerMetricsProvider
+
+	// InOrder selects the queue. False (the default of this library) is the
+	// classic pipeline: a [DeltaFIFO] that compresses the changes of each
+	// object, knows the store's objects and reports relists as Replaced
+	// deltas. True is client-go v0.37.2's default pipeline: a [RealFIFO] in
+	// atomic mode that delivers every event in order (deletes included), a
+	// relist as one ReplacedAll and a resync as one SyncAll, propagates
+	// bookmarks to the store, releases its lock while processing, and
+	// writes batches of up to 1000 events to the store in one transaction
+	// before calling the handler for them.
+	InOrder bool
+}
+
+// NewInformerWithOptions returns a store, kept in step with
+// options.ListerWatcher, and the controller that does it while telling
+// options.Handler about every change. The store is an [Indexer] when
+// options.Indexers is not nil, keyed by
+// [DeletionHandlingMetaNamespaceKeyFunc], with the metrics of
+// options.Identifier. Use the store for reads only: writing to it would make
+// the notifications wrong. Nothing happens until the controller runs.
+func NewInformerWithOptions(options InformerOptions) (Store, Controller) {
+	metrics := WithStoreMetrics(options.Identifier, options.InformerMetricsProvider)
+	var clientState Store
+	if options.Indexers == nil {
+		clientState = NewStore(DeletionHandlingMetaNamespaceKeyFunc, metrics)
+	} else {
+		clientState = NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, options.Indexers, metrics)
+	}
+	return clientState, newInformer(clientState, options, DeletionHandlingMetaNamespaceKeyFunc)
+}
+
+// NewInformer returns a store and a controller that keeps it in step with lw
+// while telling h about every change; resyncPeriod is as in
+// [InformerOptions.ResyncPeriod]. The store is for reads only.
+//
+// Deprecated: Use NewInformerWithOptions instead.
+func NewInformer(lw ListerWatcher, objType runtime.Object, resyncPeriod time.Duration, h ResourceEventHandler) (Store, Controller) {
+	clientState := NewStore(DeletionHandlingMetaNamespaceKeyFunc)
+	return clientState, newInformer(clientState, InformerOptions{
+		ListerWatcher: lw, ObjectType: objType, Handler: h, ResyncPeriod: resyncPeriod,
+	}, DeletionHandlingMetaNamespaceKeyFunc)
+}
+
+// NewIndexerInformer is [NewInformer] with an [Indexer] built with indexers.
+//
+// Deprecated: Use NewInformerWithOptions instead.
+func NewIndexerInformer(lw ListerWatcher, objType runtime.Object, resyncPeriod time.Duration, h ResourceEventHandler, indexers Indexers) (Indexer, Controller) {
+	clientState := NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, indexers)
+	return clientState, newInformer(clientState, InformerOptions{
+		ListerWatcher: lw, ObjectType: objType, Handler: h, ResyncPeriod: resyncPeriod, Indexers: indexers,
+	}, DeletionHandlingMetaNamespaceKeyFunc)
+}
+
+// NewTransformingInformer is [NewInformer] with a transform applied to every
+// object before it is stored and handed to h.
+//
+// Deprecated: Use NewInformerWithOptions instead.
+func NewTransformingInformer(lw ListerWatcher, objType runtime.Object, resyncPeriod time.Duration, h ResourceEventHandler, transformer TransformFunc) (Store, Controller) {
+	clientState := NewStore(DeletionHandlingMetaNamespaceKeyFunc)
+	return clientState, newInformer(clientState, InformerOptions{
+		ListerWatcher: lw, ObjectType: objType, Handler: h, ResyncPeriod: resyncPeriod, Transform: transformer,
+	}, DeletionHandlingMetaNamespaceKeyFunc)
+}
+
+// NewTransformingIndexerInformer is [NewIndexerInformer] with a transform
+// applied to every object before it is stored and handed to h.
+//
+// Deprecated: Use NewInformerWithOptions instead.
+func NewTransformingIndexerInformer(lw ListerWatcher, objType runtime.Object, resyncPeriod time.Duration, h ResourceEventHandler, indexers Indexers, transformer TransformFunc) (Indexer, Controller) {
+	clientState := NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, indexers)
+	return clientState, newInformer(clientState, InformerOptions{
+		ListerWatcher: lw, ObjectType: objType, Handler: h, ResyncPeriod: resyncPeriod, Indexers: indexers, Transform: transformer,
+	}, DeletionHandlingMetaNamespaceKeyFunc)
+}
+
+// NewNamespaceKeyedIndexerAndReflector returns an [Indexer] keyed by
+// [MetaNamespaceKeyFunc] with a namespace index, and a reflector that keeps it
+// in step with lw.
+func NewNamespaceKeyedIndexerAndReflector(lw ListerWatcher, expectedType any, resyncPeriod time.Duration) (indexer Indexer, reflector *Reflector) {
+	indexer = NewIndexer(MetaNamespaceKeyFunc, Indexers{NamespaceIndex: MetaNamespaceIndexFunc})
+	reflector = NewReflector(lw, expectedType, indexer, resyncPeriod)
+	return indexer, reflector
+}
+
+// errNotDeltas is returned when a queue hands the informer something other
+// than a Deltas.
+var errNotDeltas = errors.New("object given as Process argument is not Deltas")
+
+// newInformer returns the controller of an informer that keeps clientState in
+// step and tells options.Handler.
+func newInformer(clientState Store, options InformerOptions, keyFunc KeyFunc) Controller {
+	logger := klog.Background()
+	if options.Logger != nil {
+		logger = *options.Logger
+	}
+	handler := options.Handler
+	if handler == nil {
+		handler = ResourceEventHandlerFuncs{}
+	}
+	// Processing logs with the queue's logger, which carries its name.
+	logger, fifo := newQueueFIFO(logger, options.ObjectType, clientState, queueOptions{
+		transform:       options.Transform,
+		identifier:      options.Identifier,
+		metricsProvider: options.InformerMetricsProvider,
+		inOrder:         options.InOrder,
+	})
+	return New(&Config{
+		Queue:            fifo,
+		ListerWatcher:    options.ListerWatcher,
+		ObjectType:       options.ObjectType,
+		FullResyncPeriod: options.ResyncPeriod,
+		MinWatchTimeout:  options.MinWatchTimeout,
+		Process: func(obj any, isInInitialList bool) error {
+			deltas, ok := obj.(Deltas)
+			if !ok {
+				return fmt.Errorf("%w: %T", errNotDeltas, obj)
+			}
+			return processDeltas(logger, handler, clientState, deltas, isInInitialList, keyFunc)
+		},
+		ProcessBatch: func(deltas []Delta, isInInitialList bool) error {
+			return processDeltasInBatch(logger, handler, clientState, deltas, isInInitialList, keyFunc)
+		},
+	})
+}
+
+// queueOptions are the informer settings that shape its queue.
+type queueOptions struct {
+	transform       TransformFunc
+	identifier      InformerNameAndResource
+	metricsProvider InformerMetricsProvider
+	// inOrder selects the RealFIFO pipeline; see [InformerOptions.InOrder].
+	inOrder bool
+}
+
+// newQueueFIFO builds the queue of an informer whose store is clientState:
+// a DeltaFIFO that knows the store's objects, or with opts.inOrder a RealFIFO
+// in atomic mode. It returns the queue and the queue's logger, which carries
+// the queue's name ("DeltaFIFO <type>" or "RealFIFO <type>"). Shared
+// informers use it too.
+func newQueueFIFO(logger klog.Logger, objectType any, clientState Store, opts queueOptions) (klog.Logger, Queue) {
+	if opts.inOrder {
+		f := NewRealFIFOWithOptions(RealFIFOOptions{
+			Logger:                &logger,
+			Name:                  fmt.Sprintf("RealFIFO %T", objectType),
+			KeyFunction:           MetaNamespaceKeyFunc,
+			Transformer:           opts.transform,
+			Identifier:            opts.identifier,
+			MetricsProvider:       opts.metricsProvider,
+			AtomicEvents:          true,
+			UnlockWhileProcessing: true,
+			EmitDeltaTypeBookmark: true,
+		})
+		return f.logger, f
+	}
+	f := NewDeltaFIFOWithOptions(DeltaFIFOOptions{
+		Logger:                &logger,
+		Name:                  fmt.Sprintf("DeltaFIFO %T", objectType),
+		KnownObjects:          clientState,
+		EmitDeltaTypeReplaced: true,
+		Transformer:           opts.transform,
+	})
+	return f.logger, f
+}

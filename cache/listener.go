@@ -1,0 +1,420 @@
+package cache
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+
+	"github.com/informer-go/informer/buffer"
+	"github.com/informer-go/informer/cache/synctrack"
+)
+
+// notificationKind says which [ResourceEventHandler] method a notification
+// calls.
+type notificationKind uint8
+
+const (
+	addNotification notificationKind = iota + 1
+	updateNotification
+	deleteNotification
+)
+
+// notification is one pending handler call. It is a plain value so that
+// queueing it for a listener does not allocate.
+type notification struct {
+	kind notificationKind
+	// isInInitialList is the OnAdd argument of an addNotification.
+	isInInitialList bool
+	// oldObj is the old state of an update and the object of a delete.
+	oldObj any
+	// newObj is the object of an add and the new state of an update.
+	newObj any
+}
+
+// isInitialAdd reports whether n counts towards its listener's sync.
+func (n *notification) isInitialAdd() bool {
+	return n.kind == addNotification && n.isInInitialList
+}
+
+const (
+	// listenerNormalBufferSize is the capacity a listener's buffer shrinks
+	// back to after a burst; bursts grow it without bound.
+	listenerNormalBufferSize = 1024
+
+	// deliveryBatchSize is the most notifications a listener takes from its
+	// buffer per lock acquisition.
+	deliveryBatchSize = 256
+
+	// shrinkAfterDrains is how many drains in a row must find a listener's
+	// buffer oversized before it is shrunk.
+	shrinkAfterDrains = 8
+
+	// A batch of handler calls that takes longer than slowHandlerThreshold
+	// while more than slowHandlerBacklog notifications wait for the same
+	// handler is logged, at most once per slowHandlerLogInterval.
+	slowHandlerThreshold   = 100 * time.Millisecond
+	slowHandlerBacklog     = 1024
+	slowHandlerLogInterval = 10 * time.Second
+
+	// crashPause is how long a listener waits, after its handler panicked,
+	// before delivering the next notification, so that a handler that
+	// panics on every call does not spin.
+	crashPause = time.Second
+)
+
+// processorListener delivers the notifications of one registered handler.
+// Producers (the shared processor, and AddEventHandler replaying the store)
+// append to an unbounded ring buffer under a short mutex; one goroutine, run,
+// takes notifications out in batches and calls the handler without any lock
+// held. Adding never blocks, a slow handler only grows its own buffer, and
+// notifications reach the handler one at a time, in the order they were
+// added.
+//
+// The listener is also the [ResourceEventHandlerRegistration] handed to the
+// caller of AddEventHandler.
+type processorListener struct {
+	logger      klog.Logger
+	handler     ResourceEventHandler
+	handlerName string
+	clock       clock.Clock
+
+	// syncTracker counts the initial-list adds queued but not yet handled.
+	syncTracker *synctrack.SingleFileTracker
+
+	mu sync.Mutex
+	// pending holds the notifications not yet taken by run. guarded by mu.
+	pending buffer.TypedRingGrowing[notification]
+	// peak is the largest backlog run found since pending last drained;
+	// lowDrains counts the drains in a row that found pending oversized,
+	// and lowPeak is the largest peak among them. guarded by mu.
+	peak, lowDrains, lowPeak int
+	// idle is set by run before it waits for wake, and cleared by whoever
+	// sends the wake-up. guarded by mu; at most one wake-up is in flight.
+	idle bool
+	// started is set when run has been started. guarded by mu.
+	started bool
+	// stopped is set when the listener was removed or its processor
+	// stopped: nothing is accepted or delivered any more. guarded by mu.
+	stopped bool
+
+	// dropping mirrors stopped for run, which checks it between the
+	// deliveries of a batch without taking mu.
+	dropping atomic.Bool
+	// wake carries one wake-up to an idle run; capacity 1.
+	wake chan struct{}
+	// stopCh is closed when the listener stops; it interrupts the pause
+	// after a panic.
+	stopCh chan struct{}
+	// runFinished is closed when run has returned, or by stop if run was
+	// never started.
+	runFinished chan struct{}
+
+	// lastSlowLog is when run last logged a slow batch; only run uses it.
+	lastSlowLog time.Time
+
+	// waitingFor is the listener whose shutdown this listener's handler is
+	// waiting for in ShutDownEventHandler, if any; used to refuse waits
+	// that would deadlock.
+	waitingFor atomic.Pointer[processorListener]
+
+	// The resync fields are guarded by the owning processor's lock.
+
+	// requestedResyncPeriod is the period asked for (after the minimum was
+	// applied), kept to recompute resyncPeriod when the informer's check
+	// period changes before start.
+	requestedResyncPeriod time.Duration
+	// resyncPeriod is the effective period; 0 means no resync.
+	resyncPeriod time.Duration
+	// nextResync is when the next resync is due.
+	nextResync time.Time
+	// syncing says whether the notifications of the current resync (and
+	// same-resourceVersion updates) go to this listener. It starts true.
+	syncing bool
+}
+
+var (
+	_ ResourceEventHandlerRegistration            = (*processorListener)(nil)
+	_ interface{ ShutdownChan() <-chan struct{} } = (*processorListener)(nil)
+)
+
+// newProcessorListener returns a listener for handler; it delivers nothing
+// until started.
+// upstreamName names the informer's [DoneChecker]; the registration's checker
+// is called "<upstreamName> + event handler <handler name>".
+func newProcessorListener(logger klog.Logger, handler ResourceEventHandler, requestedResyncPeriod, resyncPeriod time.Duration, clk clock.Clock, upstreamName string) *processorListener {
+	var name string
+	if typed, ok := handler.(interface{ name() string }); ok {
+		name = typed.name()
+	} else {
+		name = nameForHandler(handler)
+	}
+	l := &processorListener{
+		logger:                klog.LoggerWithValues(logger, "handler", name),
+		handler:               handler,
+		handlerName:           name,
+		clock:                 clk,
+		syncTracker:           synctrack.NewSingleFileTracker(fmt.Sprintf("%s + event handler %s", upstreamName, name)),
+		wake:                  make(chan struct{}, 1),
+		stopCh:                make(chan struct{}),
+		runFinished:           make(chan struct{}),
+		requestedResyncPeriod: requestedResyncPeriod,
+		resyncPeriod:          resyncPeriod,
+		nextResync:            clk.Now().Add(resyncPeriod),
+		syncing:               true,
+	}
+	return l
+}
+
+// HasSynced reports whether the informer has synced and this handler has
+// returned from every add of the initial list (or, for a handler added to a
+// running informer, of the replay of the store).
+func (l *processorListener) HasSynced() bool {
+	return l.syncTracker.HasSynced()
+}
+
+// HasSyncedChecker returns a [DoneChecker] for the condition of HasSynced.
+func (l *processorListener) HasSyncedChecker() DoneChecker {
+	return l.syncTracker
+}
+
+// ShutdownChan returns a channel that is closed once the handler will not be
+// called any more: after the handler was removed, or the informer stopped,
+// and the call in progress, if any, returned.
+func (l *processorListener) ShutdownChan() <-chan struct{} {
+	return l.runFinished
+}
+
+// add queues n for delivery. It never blocks on the handler. After stop it
+// drops n.
+func (l *processorListener) add(n notification) {
+	l.mu.Lock()
+	if l.stopped {
+		l.mu.Unlock()
+		return
+	}
+	if n.isInitialAdd() {
+		l.syncTracker.Start()
+	}
+	l.pending.WriteOne(n)
+	l.wakeLocked()
+}
+
+// addInitial queues OnAdd(obj, true) for every object, in order, under one
+// lock acquisition. It is the replay of the store for a handler added to a
+// running informer.
+func (l *processorListener) addInitial(objs []any) {
+	if len(objs) == 0 {
+		return
+	}
+	l.mu.Lock()
+	if l.stopped {
+		l.mu.Unlock()
+		return
+	}
+	for _, obj := range objs {
+		l.syncTracker.Start()
+		l.pending.WriteOne(notification{kind: addNotification, isInInitialList: true, newObj: obj})
+	}
+	l.wakeLocked()
+}
+
+// wakeLocked unlocks mu and wakes run if it is waiting.
+func (l *processorListener) wakeLocked() {
+	wake := l.idle
+	l.idle = false
+	l.mu.Unlock()
+	if wake {
+		select {
+		case l.wake <- struct{}{}:
+		default: // cannot happen: a wake-up is only sent to an idle run
+		}
+	}
+}
+
+// upstreamHasSynced records that the informer has synced.
+func (l *processorListener) upstreamHasSynced() {
+	l.syncTracker.UpstreamHasSynced()
+}
+
+// start starts the delivery goroutine in wg, unless it was started already
+// or the listener is stopped. The goroutine exits after stop.
+func (l *processorListener) start(wg *sync.WaitGroup) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.started || l.stopped {
+		return
+	}
+	l.started = true
+	wg.Go(l.run) // exits once stop is called; the processor waits on wg
+}
+
+// stop makes the listener drop its pending and future notifications. The
+// handler call in progress, if any, completes; ShutdownChan is closed once
+// it has. It does not wait and may be called from any goroutine, including
+// the listener's own. Calling it again does nothing.
+func (l *processorListener) stop() {
+	l.mu.Lock()
+	if l.stopped {
+		l.mu.Unlock()
+		return
+	}
+	l.stopped = true
+	l.dropping.Store(true)
+	l.pending = buffer.TypedRingGrowing[notification]{} // drop what is pending
+	started := l.started
+	close(l.stopCh)
+	l.wakeLocked()
+	if !started {
+		close(l.runFinished)
+	}
+}
+
+// isStopped reports whether stop was called.
+func (l *processorListener) isStopped() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.stopped
+}
+
+// run delivers notifications until the listener stops.
+func (l *processorListener) run() {
+	defer close(l.runFinished)
+	id := currentGoroutineID()
+	listenerGoroutines.Store(id, l)
+	defer listenerGoroutines.Delete(id)
+
+	batch := make([]notification, 0, deliveryBatchSize)
+	var ok bool
+	for {
+		var backlog int
+		batch, backlog, ok = l.next(batch[:0])
+		if !ok {
+			return
+		}
+		var start time.Time
+		if backlog > slowHandlerBacklog {
+			start = l.clock.Now()
+		}
+		for i := range batch {
+			if l.dropping.Load() {
+				clear(batch[i:])
+				break
+			}
+			if l.deliver(&batch[i]) && !l.pause() {
+				clear(batch[i:])
+				break
+			}
+			batch[i] = notification{} // let the objects go
+		}
+		if !start.IsZero() {
+			l.logIfSlow(start, len(batch), backlog)
+		}
+	}
+}
+
+// next waits for notifications and moves up to cap(batch) of them into
+// batch. It also returns how many notifications were pending. It returns
+// false once the listener has stopped.
+func (l *processorListener) next(batch []notification) ([]notification, int, bool) {
+	l.mu.Lock()
+	for l.pending.Len() == 0 && !l.stopped {
+		l.idle = true
+		l.mu.Unlock()
+		<-l.wake // sent by add or stop
+		l.mu.Lock()
+	}
+	if l.stopped {
+		l.mu.Unlock()
+		return batch, 0, false
+	}
+	backlog := l.pending.Len()
+	l.peak = max(l.peak, backlog)
+	for len(batch) < cap(batch) {
+		n, ok := l.pending.ReadOne()
+		if !ok {
+			break
+		}
+		batch = append(batch, n)
+	}
+	if l.pending.Len() == 0 {
+		l.shrinkLocked()
+	}
+	l.mu.Unlock()
+	return batch, backlog, true
+}
+
+// shrinkLocked gives back the memory of a burst. It is called whenever the
+// buffer drains. After shrinkAfterDrains drains in a row whose backlog used
+// at most a quarter of the buffer's capacity, the buffer is replaced by one
+// twice the size of the largest of those backlogs (at least
+// listenerNormalBufferSize). A buffer that keeps filling up to a similar
+// level is kept, so a steady load does not reallocate it.
+func (l *processorListener) shrinkLocked() {
+	c := l.pending.Cap()
+	switch {
+	case c <= listenerNormalBufferSize || l.peak > c/4:
+		l.lowDrains, l.lowPeak = 0, 0
+	case l.lowDrains+1 < shrinkAfterDrains:
+		l.lowDrains++
+		l.lowPeak = max(l.lowPeak, l.peak)
+	default:
+		size := listenerNormalBufferSize
+		for size < 2*max(l.lowPeak, l.peak) {
+			size *= 2
+		}
+		l.pending = *buffer.NewTypedRingGrowing[notification](buffer.RingGrowingOptions{InitialSize: size})
+		l.lowDrains, l.lowPeak = 0, 0
+	}
+	l.peak = 0
+}
+
+// logIfSlow logs a batch of handler calls, begun at start while backlog
+// notifications were waiting, that took longer than slowHandlerThreshold.
+func (l *processorListener) logIfSlow(start time.Time, calls, backlog int) {
+	now := l.clock.Now()
+	took := now.Sub(start)
+	if took <= slowHandlerThreshold || now.Sub(l.lastSlowLog) < slowHandlerLogInterval {
+		return
+	}
+	l.lastSlowLog = now
+	l.logger.Info("Event handler is falling behind", "duration", took, "calls", calls, "pendingNotifications", backlog)
+}
+
+// deliver calls the handler for n. A panic in the handler is logged and
+// recovered, unless utilruntime.ReallyCrash is set: then it propagates once
+// logged. Either way an initial add counts as handled, so the registration
+// can sync. deliver reports whether the handler panicked.
+func (l *processorListener) deliver(n *notification) (panicked bool) {
+	if n.isInitialAdd() {
+		defer l.syncTracker.Finished()
+	}
+	panicked = true
+	defer utilruntime.HandleCrashWithLogger(l.logger)
+	switch n.kind {
+	case addNotification:
+		l.handler.OnAdd(n.newObj, n.isInInitialList)
+	case updateNotification:
+		l.handler.OnUpdate(n.oldObj, n.newObj)
+	case deleteNotification:
+		l.handler.OnDelete(n.oldObj)
+	}
+	return false
+}
+
+// pause waits crashPause after a handler panic. It reports false if the
+// listener stopped meanwhile.
+func (l *processorListener) pause() bool {
+	t := l.clock.NewTimer(crashPause)
+	defer t.Stop()
+	select {
+	case <-t.C():
+		return true
+	case <-l.stopCh:
+		return false
+	}
+}

@@ -1,0 +1,135 @@
+package cache
+
+import (
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	testingclock "k8s.io/utils/clock/testing"
+)
+
+// storeWaitFor polls cond until it holds or a generous deadline passes.
+func storeWaitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(wait.ForeverTestTimeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestMutationDetectorRunReportsMutation(t *testing.T) {
+	clk := testingclock.NewFakeClock(time.Now())
+	mutated := make(chan string, 1)
+	d := NewCacheMutationDetectorWithOptions("things", MutationDetectorOptions{
+		Clock:      clk,
+		OnMutation: func(msg string) { mutated <- msg },
+	})
+	obj := storeObj("ns", "a", "1")
+	d.AddObject(obj)
+
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() { // exits when stop is closed; the test waits on done
+		defer close(done)
+		d.Run(stop)
+	}()
+	storeWaitFor(t, "the first check", clk.HasWaiters)
+	select {
+	case msg := <-mutated:
+		t.Fatalf("reported %q before any mutation", msg)
+	default:
+	}
+
+	obj.Labels = map[string]string{"mutated": "yes"} // the bug the detector exists for
+	clk.Step(time.Second)
+	select {
+	case msg := <-mutated:
+		if msg != "cache things modified" {
+			t.Errorf("message %q", msg)
+		}
+	case <-time.After(wait.ForeverTestTimeout):
+		t.Fatal("mutation not reported")
+	}
+	close(stop)
+	<-done
+}
+
+func TestMutationDetectorRetention(t *testing.T) {
+	clk := testingclock.NewFakeClock(time.Now())
+	var reports int
+	d := NewCacheMutationDetectorWithOptions("things", MutationDetectorOptions{
+		Clock:          clk,
+		RetainDuration: time.Minute,
+		OnMutation:     func(string) { reports++ },
+	}).(*defaultCacheMutationDetector)
+
+	old := storeObj("ns", "old", "1")
+	d.AddObject(old)
+	d.CompareObjects() // starts the first period
+	clk.Step(61 * time.Second)
+	d.CompareObjects() // old moves to the retained period
+	old.Labels = map[string]string{"m": "1"}
+	d.CompareObjects()
+	if reports != 1 {
+		t.Fatalf("mutation of a retained object reported %d times, want 1", reports)
+	}
+	clk.Step(61 * time.Second)
+	d.CompareObjects() // old is dropped
+	if reports != 1 {
+		t.Errorf("object still watched after two periods: %d reports", reports)
+	}
+}
+
+func TestMutationDetectorIgnores(t *testing.T) {
+	d := NewCacheMutationDetectorWithOptions("things", MutationDetectorOptions{OnMutation: func(string) {
+		t.Error("reported a mutation")
+	}}).(*defaultCacheMutationDetector)
+	for _, obj := range []any{
+		nil, "text", (*metav1.PartialObjectMetadata)(nil), DeletedFinalStateUnknown{Key: "a", Obj: storeObj("", "a", "1")},
+	} {
+		d.AddObject(obj)
+	}
+	d.CompareObjects()
+	if len(d.cached) != 0 {
+		t.Errorf("watching %d objects, want none", len(d.cached))
+	}
+}
+
+func TestMutationDetectorPanicsByDefault(t *testing.T) {
+	d := NewCacheMutationDetectorWithOptions("things", MutationDetectorOptions{}).(*defaultCacheMutationDetector)
+	obj := storeObj("ns", "a", "1")
+	d.AddObject(obj)
+	obj.Name = "changed"
+	defer func() {
+		if r := recover(); r != "cache things modified" {
+			t.Errorf("recovered %v, want the client-go panic message", r)
+		}
+	}()
+	d.CompareObjects()
+	t.Error("CompareObjects returned")
+}
+
+func TestNewCacheMutationDetectorFollowsEnvironment(t *testing.T) {
+	old := mutationDetectionEnabled
+	t.Cleanup(func() { mutationDetectionEnabled = old })
+
+	mutationDetectionEnabled = false
+	if _, ok := NewCacheMutationDetector("x").(dummyMutationDetector); !ok {
+		t.Error("detection disabled, but the detector is not a no-op")
+	}
+	// The no-op detector's Run returns at once.
+	NewCacheMutationDetector("x").Run(make(chan struct{}))
+
+	mutationDetectionEnabled = true
+	d, ok := NewCacheMutationDetector("x").(*defaultCacheMutationDetector)
+	if !ok {
+		t.Fatal("detection enabled, but the detector is a no-op")
+	}
+	if d.period != time.Second || d.retainDuration != 2*time.Minute || d.failureFunc != nil {
+		t.Errorf("defaults: period %v, retain %v, failure func set %v", d.period, d.retainDuration, d.failureFunc != nil)
+	}
+}

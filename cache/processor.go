@@ -1,0 +1,179 @@
+package cache
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+)
+
+// sharedProcessor fans the notifications of a shared informer out to its
+// listeners, one per registered handler. Distributing only appends to each
+// listener's buffer, so it never waits for a handler. Notifications
+// distributed before the processor runs wait in the listeners' buffers.
+//
+// The processor's lifecycle is: listeners may be added at any time; run
+// starts their goroutines; stop stops and forgets every listener, waits for
+// their goroutines and refuses new listeners from then on.
+type sharedProcessor struct {
+	clock clock.Clock
+
+	mu sync.RWMutex
+	// listeners are the registered listeners, in no particular order.
+	// guarded by mu; a listener is in listeners if and only if index maps
+	// it to its position there.
+	listeners []*processorListener
+	index     map[*processorListener]int // guarded by mu
+	// running is set by run and cleared by stop. guarded by mu.
+	running bool
+	// stopped is set by stop. guarded by mu.
+	stopped bool
+	// upstreamSynced records that the informer has synced, for listeners
+	// added later. guarded by mu.
+	upstreamSynced bool
+
+	// wg tracks the listeners' goroutines.
+	wg sync.WaitGroup
+}
+
+func newSharedProcessor(clk clock.Clock) *sharedProcessor {
+	return &sharedProcessor{clock: clk, index: map[*processorListener]int{}}
+}
+
+// addListener registers l, starts its goroutine if the processor runs, and
+// tells it if the informer has synced already. A caller that queues initial
+// adds for l must do so before, so that they count towards its sync. It
+// returns false, and does nothing, once the processor has stopped.
+func (p *sharedProcessor) addListener(l *processorListener) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped {
+		return false
+	}
+	p.index[l] = len(p.listeners)
+	p.listeners = append(p.listeners, l)
+	if p.running {
+		l.start(&p.wg)
+	}
+	if p.upstreamSynced {
+		l.upstreamHasSynced()
+	}
+	return true
+}
+
+// removeListener stops and forgets handle's listener. Unknown handles are
+// ignored; a handle that is not a registration of this package is an error.
+// It never waits for the handler.
+func (p *sharedProcessor) removeListener(handle ResourceEventHandlerRegistration) error {
+	l, ok := handle.(*processorListener)
+	if !ok {
+		return fmt.Errorf("invalid key type %T", handle)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	i, ok := p.index[l]
+	if !ok {
+		return nil
+	}
+	last := len(p.listeners) - 1
+	p.listeners[i] = p.listeners[last]
+	p.index[p.listeners[i]] = i
+	p.listeners[last] = nil
+	p.listeners = p.listeners[:last]
+	delete(p.index, l)
+	l.stop()
+	return nil
+}
+
+// distribute queues n for every listener or, for a sync notification, only
+// for the listeners whose resync is due (see shouldResync). It never blocks
+// on a handler.
+func (p *sharedProcessor) distribute(n notification, isSync bool) {
+	p.mu.RLock()
+	for _, l := range p.listeners {
+		if isSync && !l.syncing {
+			continue
+		}
+		l.add(n)
+	}
+	p.mu.RUnlock()
+}
+
+// run starts the goroutines of the registered listeners, and of listeners
+// added later, until stop.
+func (p *sharedProcessor) run() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped || p.running {
+		return
+	}
+	p.running = true
+	for _, l := range p.listeners {
+		l.start(&p.wg)
+	}
+}
+
+// stop stops every listener, dropping their pending notifications, forgets
+// them, and waits for their goroutines to exit (each finishes the handler
+// call in progress). Later addListener calls are refused.
+func (p *sharedProcessor) stop() {
+	p.mu.Lock()
+	p.stopped = true
+	p.running = false
+	for _, l := range p.listeners {
+		l.stop()
+	}
+	clear(p.listeners)
+	p.listeners = nil
+	clear(p.index)
+	p.mu.Unlock()
+	p.wg.Wait()
+}
+
+// upstreamHasSynced tells every listener, present and future, that the
+// informer has synced.
+func (p *sharedProcessor) upstreamHasSynced() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.upstreamSynced = true
+	for _, l := range p.listeners {
+		l.upstreamHasSynced()
+	}
+}
+
+// shouldResync is the informer's [ShouldResyncFunc]: it marks the listeners
+// whose resync is due as syncing, schedules their next resync, and reports
+// whether any is due.
+func (p *sharedProcessor) shouldResync() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.clock.Now()
+	due := false
+	for _, l := range p.listeners {
+		l.syncing = l.resyncPeriod != 0 && !now.Before(l.nextResync)
+		if l.syncing {
+			due = true
+			l.nextResync = now.Add(l.resyncPeriod)
+		}
+	}
+	return due
+}
+
+// resyncCheckPeriodChanged recomputes every listener's effective resync
+// period for a new informer check period.
+func (p *sharedProcessor) resyncCheckPeriodChanged(logger klog.Logger, checkPeriod time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, l := range p.listeners {
+		l.resyncPeriod = determineResyncPeriod(logger, l.requestedResyncPeriod, checkPeriod)
+	}
+}
+
+// listenerCount returns the number of registered listeners.
+func (p *sharedProcessor) listenerCount() int {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return len(p.listeners)
+}

@@ -1,0 +1,153 @@
+package cache
+
+import (
+	"errors"
+	"time"
+
+	"k8s.io/klog/v2"
+)
+
+// PopProcessFunc processes what [Queue.Pop] removed from the queue: for a
+// [DeltaFIFO] or a [RealFIFO] a [Deltas], for a [FIFO] the object itself.
+// isInInitialList is true while the queue is still delivering the items of
+// its first Replace (see [Queue.HasSynced]). The function owns obj.
+type PopProcessFunc func(obj any, isInInitialList bool) error
+
+// ProcessBatchFunc processes several deltas that [QueueWithBatch.PopBatch]
+// removed from the queue at once. The deltas are in queue order and their
+// objects have distinct keys. isInInitialList has the meaning it has for
+// [PopProcessFunc]. The function owns the slice.
+type ProcessBatchFunc func(deltas []Delta, isInInitialList bool) error
+
+// ErrFIFOClosed is returned by Pop and PopBatch once the queue is closed and
+// empty. Its text is the one client-go uses for every queue type.
+var ErrFIFOClosed = errors.New("DeltaFIFO: manipulating with closed queue")
+
+// errNilProcessFunc is returned by Pop and PopBatch when they are given no
+// function to call; nothing is popped.
+var errNilProcessFunc = errors.New("pop: the process function is nil")
+
+// Queue is the consumer side of an informer queue: a [ReflectorStore] that
+// producers write into and that a single consumer drains with Pop. Every
+// implementation in this package is safe for concurrent use and keeps its
+// state unchanged when a write fails.
+type Queue interface {
+	ReflectorStore
+
+	// Pop blocks until the queue holds something to process or is closed.
+	// It removes the next item, calls process with it and returns the item
+	// together with process's error. An item is never requeued: a caller
+	// that wants to retry must add it again. After Close, Pop keeps
+	// returning queued items and returns [ErrFIFOClosed] once the queue is
+	// empty. Pop is meant for one consumer goroutine; concurrent Pops may run
+	// their process functions concurrently.
+	Pop(PopProcessFunc) (any, error)
+
+	// HasSynced reports whether the first batch has been processed. The
+	// first batch is the content of the first Replace, if no Add, Update or
+	// Delete came before it; otherwise it is empty and the queue is synced
+	// as soon as it has been written to.
+	HasSynced() bool
+
+	// HasSyncedChecker returns a [DoneChecker] that is done when HasSynced
+	// becomes true.
+	HasSyncedChecker() DoneChecker
+
+	// Close wakes every blocked Pop. Writes are still accepted.
+	Close()
+}
+
+// QueueWithBatch is a [Queue] that can hand several items to its consumer at
+// once.
+type QueueWithBatch interface {
+	Queue
+
+	// PopBatch is Pop for several items: it blocks like Pop, removes as many
+	// items as the implementation can batch and calls processBatch with them,
+	// or processSingle when only one item could be taken. Both functions must
+	// process items the same way. It returns the function's error, or
+	// [ErrFIFOClosed] once the queue is closed and empty.
+	PopBatch(processBatch ProcessBatchFunc, processSingle PopProcessFunc) error
+}
+
+// initialSync tracks the first batch of a queue. It is not safe for
+// concurrent use: the owning queue's lock guards it.
+type initialSync struct {
+	// populated is set by the first Add, Update, Delete or Replace.
+	populated bool
+	// remaining counts the items of the first Replace not yet processed.
+	// They are always the ones at the head of the queue.
+	remaining int
+	// done is closed once populated && remaining == 0, by check.
+	done       chan struct{}
+	doneClosed bool
+}
+
+func newInitialSync() initialSync {
+	return initialSync{done: make(chan struct{})}
+}
+
+// written records an Add, Update or Delete.
+func (s *initialSync) written() {
+	s.populated = true
+	s.check()
+}
+
+// replaced records a Replace that left n items queued. Only the first write
+// defines the first batch.
+func (s *initialSync) replaced(n int) {
+	if s.populated {
+		return
+	}
+	s.populated = true
+	s.remaining = n
+	s.check()
+}
+
+// taking reports how many of the n items about to be popped from the head of
+// the queue belong to the first batch. The caller passes the result to
+// processed once it has processed them.
+func (s *initialSync) taking(n int) int {
+	return min(n, s.remaining)
+}
+
+// processed records that n items of the first batch have been processed.
+func (s *initialSync) processed(n int) {
+	if n <= 0 {
+		return
+	}
+	s.remaining = max(s.remaining-n, 0)
+	s.check()
+}
+
+// synced reports whether the first batch has been processed.
+func (s *initialSync) synced() bool {
+	return s.doneClosed
+}
+
+func (s *initialSync) check() {
+	if s.populated && s.remaining == 0 && !s.doneClosed {
+		s.doneClosed = true
+		close(s.done)
+	}
+}
+
+// Slow processing is logged when more than slowPopDepth items wait behind the
+// one being processed and processing took longer than slowPopThreshold per
+// item (at most slowBatchThreshold for a batch).
+const (
+	slowPopDepth       = 10
+	slowPopThreshold   = 100 * time.Millisecond
+	slowBatchThreshold = time.Second
+)
+
+// logSlowProcessing logs a processing step that blocked a deep queue.
+func logSlowProcessing(logger klog.Logger, took time.Duration, items, depth int, key string, extra ...any) {
+	limit := min(slowPopThreshold*time.Duration(max(items, 1)), slowBatchThreshold)
+	if depth <= slowPopDepth || took <= limit {
+		return
+	}
+	kv := append([]any{"key", key, "depth", depth, "items", items, "duration", took,
+		"reason", "slow event handlers blocking the queue"}, extra...)
+	logger.Info("Processing popped queue items took long", kv...)
+}

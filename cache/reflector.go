@@ -1,0 +1,964 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	metav1beta1 "k8s.io/apimachinery/pkg/apis/meta/v1beta1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+
+	"github.com/informer-go/informer/wait"
+)
+
+const (
+	// defaultExpectedTypeName describes a reflector built without an
+	// expected type.
+	defaultExpectedTypeName = "<unspecified>"
+	// defaultMinWatchTimeout is the shortest watch timeout a reflector asks
+	// for; each watch asks for a random timeout in [min, 2*min] so that
+	// clients started together do not reconnect together.
+	defaultMinWatchTimeout = 5 * time.Minute
+	// defaultWatchListStallTimeout is how long a streaming list may go
+	// without an event before the reflector gives up on it.
+	defaultWatchListStallTimeout = time.Minute
+	// veryShortWatch is the age under which a watch that closes without
+	// events counts as a failure (see [VeryShortWatchError]).
+	veryShortWatch = time.Second
+	// internalErrorRetryReset is the quiet period after which a new watch
+	// internal error starts a fresh MaxInternalErrorRetryDuration window.
+	internalErrorRetryReset = time.Minute
+)
+
+// realClock is the clock of components built without one.
+var realClock clock.Clock = clock.RealClock{}
+
+// errStopRequested ends a watch because the reflector's context ended.
+var errStopRequested = errors.New("stop requested")
+
+// Reflector keeps a [ReflectorStore] in step with a resource on a server: it
+// lists the resource (or streams the list, see below), replaces the store's
+// contents with the result, then watches from the list's resource version and
+// applies every event, until its context ends.
+//
+// Failures are handled the way client-go v0.37.2 handles them:
+//
+//   - The first list asks for resource version "0" (servable from the
+//     server's watch cache); relists ask for the last resource version the
+//     reflector saw, from a list, a watch event or a bookmark; only after a
+//     list or streaming list failed with Expired/Gone or "too large resource
+//     version" does it ask for "" (a quorum read).
+//   - Lists are paginated (500 per page) when they ask for "" or "0", when a
+//     first list at "0" came back in pages (the server has no watch cache for
+//     the resource), or when WatchListPageSize says so; otherwise a list at a
+//     specific resource version asks for everything at once so that the
+//     watch cache can serve it. An expired continue token restarts the list
+//     unpaginated.
+//   - By default the reflector first tries a streaming list: a watch with
+//     SendInitialEvents whose events fill a temporary store until the
+//     bookmark annotated "k8s.io/initial-events-end", after which the store is
+//     replaced and the same watch goes on. Any failure of the streaming list
+//     falls back to a paginated list in the same cycle. A stream that makes
+//     no progress for ReflectorOptions.WatchListStallTimeout is abandoned
+//     (client-go waits forever), and the reflector uses paginated lists from
+//     then on. A ListerWatcher whose IsWatchListSemanticsUnSupported method
+//     returns true never gets streaming lists.
+//   - A watch that ends normally is reopened at once from the last resource
+//     version, without a relist. A watch that fails (Expired, an error event,
+//     a stream closed within a second without events, a failed resync)
+//     relists after a backoff delay. Throttling (429) and refused connections
+//     retry the watch after a backoff delay; internal errors retry it at once
+//     for up to MaxInternalErrorRetryDuration.
+//   - Backoff delays start at 800ms and double up to 30s, each stretched by
+//     a random factor in [1, 2), and start over after two minutes without
+//     failure (client-go starts over every two minutes, failures or not).
+//     Watch timeouts are random in [5m, 10m].
+//   - Events whose object has the wrong Go type (or, for an expected
+//     *unstructured.Unstructured with apiVersion and kind, the wrong kind),
+//     Table objects, and objects without metadata are dropped with a logged
+//     error, as are such items of a list; a Table list fails the list.
+//
+// client-go's optional consistency check of streaming lists (enabled there by
+// KUBE_WATCHLIST_INCONSISTENCY_DETECTOR) is not implemented, and neither is
+// its 10-second "awaiting the bookmark" warning, which the stall timeout
+// replaces.
+//
+// Every delay and timeout comes from the clock of [ReflectorOptions]. The
+// exported fields must be set before Run and not changed afterwards; the
+// methods are safe for concurrent use. Run and ListAndWatch must not run
+// concurrently on one Reflector.
+type Reflector struct {
+	name            string
+	typeDescription string
+	// expectedType is the Go type of accepted objects, nil to accept any.
+	expectedType reflect.Type
+	// expectedGVK is the kind of accepted objects when the expected type
+	// is an Unstructured with apiVersion and kind, else nil.
+	expectedGVK *schema.GroupVersionKind
+
+	store         ReflectorStore
+	listerWatcher ListerWatcherWithContext
+	// logger is used instead of the context's logger when hasLogger.
+	logger    klog.Logger
+	hasLogger bool
+
+	clock           clock.Clock
+	backoff         *reflectorBackoff
+	resyncPeriod    time.Duration
+	minWatchTimeout time.Duration
+	maxWatchTimeout time.Duration
+	// watchListStallTimeout bounds the silence of a streaming list; 0 means
+	// no bound.
+	watchListStallTimeout time.Duration
+	// useWatchList is cleared for good when the ListerWatcher opts out or a
+	// streaming list stalled.
+	useWatchList atomic.Bool
+
+	// watchErrorHandler receives the errors of ListAndWatch. Set before Run.
+	watchErrorHandler WatchErrorHandlerWithContext
+
+	// paginatedResult records that a list at resource version "0" came back
+	// in pages (the server has no watch cache for the resource), so later
+	// lists keep paginating. Only the goroutine running ListAndWatch uses it.
+	paginatedResult bool
+
+	rvMu sync.RWMutex
+	// lastSyncResourceVersion is the newest resource version seen in a list,
+	// a streaming list or a watch event. Guarded by rvMu.
+	lastSyncResourceVersion string
+	// lastSyncResourceVersionUnavailable records that a list or streaming
+	// list at lastSyncResourceVersion failed with Expired or "too large
+	// resource version". Guarded by rvMu.
+	lastSyncResourceVersionUnavailable bool
+
+	// WatchListPageSize is the page size of lists. Zero means 500 for lists
+	// at resource version "" or "0" (or after a list at "0" came back
+	// paginated) and no pagination otherwise, so that the server's watch
+	// cache can serve relists. Paginated lists bypass the watch cache; set it
+	// with care.
+	WatchListPageSize int64
+	// ShouldResync is asked on every resync period whether to call the
+	// store's Resync; nil means always.
+	ShouldResync func() bool
+	// MaxInternalErrorRetryDuration is how long after the first of a run of
+	// internal server errors ending watches the reflector keeps reopening
+	// the watch at once instead of relisting. Zero disables the retries.
+	MaxInternalErrorRetryDuration time.Duration
+}
+
+// ResourceVersionUpdater is implemented by a [ReflectorStore] that wants to
+// track the reflector's resource version as watch events advance it.
+type ResourceVersionUpdater interface {
+	// UpdateResourceVersion is called with every resource version the
+	// reflector records from a watch event.
+	UpdateResourceVersion(resourceVersion string)
+}
+
+// ReflectorOptions configures [NewReflectorWithOptions]. The zero value gives
+// the defaults described on each field.
+type ReflectorOptions struct {
+	// Logger is used instead of the logger of the context given to Run and
+	// ListAndWatch, when not nil.
+	Logger *klog.Logger
+
+	// Name names the reflector in logs. Default: the file:line of the first
+	// caller outside this library.
+	Name string
+
+	// TypeDescription describes the expected objects in logs. Default:
+	// "<unspecified>" without an expected type, the group, version and kind
+	// of an expected *unstructured.Unstructured that has them, and the Go
+	// type of the expected type otherwise.
+	TypeDescription string
+
+	// ResyncPeriod is how often the reflector considers calling the store's
+	// Resync (see [Reflector.ShouldResync]). Zero or negative: never.
+	ResyncPeriod time.Duration
+
+	// MinWatchTimeout is the lower bound of the random watch timeout, which
+	// lies in [MinWatchTimeout, 2*MinWatchTimeout]. Values up to 5 minutes
+	// are replaced by 5 minutes.
+	MinWatchTimeout time.Duration
+
+	// Clock is the source of every delay and timeout. Default: the real
+	// clock.
+	Clock clock.Clock
+
+	// Backoff replaces the default backoff parameters (800ms doubling to 30s
+	// with full jitter). Whatever the parameters, the sequence starts over
+	// after two minutes without failures. A Duration of zero means no delay
+	// at all between relists, which is only sensible in tests.
+	Backoff *wait.Backoff
+
+	// WatchListStallTimeout bounds how long a streaming list may go without
+	// receiving any event before its "k8s.io/initial-events-end" bookmark.
+	// When it passes, the reflector logs the reason, abandons the stream,
+	// lists with pagination instead and does not try streaming lists again.
+	// Zero means one minute; a negative value waits forever, as client-go
+	// does.
+	WatchListStallTimeout time.Duration
+}
+
+// NewReflector returns a reflector named after its caller that keeps store in
+// step with lw. See [NewReflectorWithOptions].
+func NewReflector(lw ListerWatcher, expectedType any, store ReflectorStore, resyncPeriod time.Duration) *Reflector {
+	return NewReflectorWithOptions(lw, expectedType, store, ReflectorOptions{ResyncPeriod: resyncPeriod})
+}
+
+// NewNamedReflector returns a reflector with the given name that keeps store
+// in step with lw. See [NewReflectorWithOptions].
+func NewNamedReflector(name string, lw ListerWatcher, expectedType any, store ReflectorStore, resyncPeriod time.Duration) *Reflector {
+	return NewReflectorWithOptions(lw, expectedType, store, ReflectorOptions{Name: name, ResyncPeriod: resyncPeriod})
+}
+
+// NewReflectorWithOptions returns a reflector that keeps store in step with
+// lw. Only objects of the Go type of expectedType reach the store, unless
+// expectedType is nil; for an *unstructured.Unstructured with apiVersion and
+// kind, only objects of that kind. Nothing happens until Run or ListAndWatch
+// is called.
+//
+// A nil lw or store is reported as an error by every ListAndWatch.
+func NewReflectorWithOptions(lw ListerWatcher, expectedType any, store ReflectorStore, options ReflectorOptions) *Reflector {
+	r := &Reflector{
+		name:              options.Name,
+		typeDescription:   options.TypeDescription,
+		store:             store,
+		clock:             options.Clock,
+		resyncPeriod:      options.ResyncPeriod,
+		minWatchTimeout:   defaultMinWatchTimeout,
+		watchErrorHandler: DefaultWatchErrorHandler,
+	}
+	if r.name == "" {
+		r.name = callerOutsideLibrary()
+	}
+	if r.clock == nil {
+		r.clock = realClock
+	}
+	if options.MinWatchTimeout > r.minWatchTimeout {
+		r.minWatchTimeout = options.MinWatchTimeout
+	}
+	r.maxWatchTimeout = 2 * r.minWatchTimeout
+	switch {
+	case options.WatchListStallTimeout == 0:
+		r.watchListStallTimeout = defaultWatchListStallTimeout
+	case options.WatchListStallTimeout > 0:
+		r.watchListStallTimeout = options.WatchListStallTimeout
+	}
+
+	r.logger = klog.Background()
+	if options.Logger != nil {
+		r.logger, r.hasLogger = *options.Logger, true
+	}
+	r.logger = klog.LoggerWithName(r.logger, r.name)
+
+	backoff := defaultBackoff()
+	if options.Backoff != nil {
+		backoff = *options.Backoff
+	}
+	r.backoff = newReflectorBackoff(backoff, defaultBackoffReset, r.clock)
+
+	if expectedType != nil {
+		r.expectedType = reflect.TypeOf(expectedType)
+	}
+	if u, ok := expectedType.(*unstructured.Unstructured); ok && u != nil {
+		if gvk := u.GroupVersionKind(); !gvk.Empty() {
+			r.expectedGVK = &gvk
+		}
+	}
+	if r.typeDescription == "" {
+		r.typeDescription = describeExpectedType(expectedType, r.expectedGVK)
+	}
+
+	if lw != nil && !isNilObject(lw) {
+		r.listerWatcher = ToListerWatcherWithContext(lw)
+	}
+	r.useWatchList.Store(true)
+	if r.listerWatcher != nil && clientLacksWatchListSemantics(lw) {
+		r.logger.V(2).Info("The ListerWatcher does not support streaming lists, using paginated lists; expected in unit tests with fake clients, not in production",
+			"reflector", r.name, "type", r.typeDescription)
+		r.useWatchList.Store(false)
+	}
+	return r
+}
+
+// describeExpectedType is the default type description.
+func describeExpectedType(expectedType any, gvk *schema.GroupVersionKind) string {
+	switch {
+	case expectedType == nil:
+		return defaultExpectedTypeName
+	case gvk != nil:
+		return gvk.String()
+	default:
+		return reflect.TypeOf(expectedType).String()
+	}
+}
+
+// Name returns the reflector's name.
+func (r *Reflector) Name() string {
+	return r.name
+}
+
+// TypeDescription returns the description of the expected objects.
+func (r *Reflector) TypeDescription() string {
+	return r.typeDescription
+}
+
+// LastSyncResourceVersion returns the newest resource version the reflector
+// has seen in a list, a streaming list or a watch event, "" before the first
+// list. It may run ahead of what the store's consumer has processed.
+func (r *Reflector) LastSyncResourceVersion() string {
+	r.rvMu.RLock()
+	defer r.rvMu.RUnlock()
+	return r.lastSyncResourceVersion
+}
+
+func (r *Reflector) setLastSyncResourceVersion(rv string) {
+	r.rvMu.Lock()
+	defer r.rvMu.Unlock()
+	r.lastSyncResourceVersion = rv
+}
+
+func (r *Reflector) setLastSyncResourceVersionUnavailable(unavailable bool) {
+	r.rvMu.Lock()
+	defer r.rvMu.Unlock()
+	r.lastSyncResourceVersionUnavailable = unavailable
+}
+
+// relistResourceVersion is the resource version of the next list: "" after
+// the last one turned out unavailable, "0" before anything was synced, the
+// last synced one otherwise.
+func (r *Reflector) relistResourceVersion() string {
+	r.rvMu.RLock()
+	defer r.rvMu.RUnlock()
+	switch {
+	case r.lastSyncResourceVersionUnavailable:
+		return ""
+	case r.lastSyncResourceVersion == "":
+		return "0"
+	default:
+		return r.lastSyncResourceVersion
+	}
+}
+
+// rewatchResourceVersion is the resource version of the next streaming list:
+// "" after the last one turned out unavailable, the last synced one (possibly
+// "") otherwise.
+func (r *Reflector) rewatchResourceVersion() string {
+	r.rvMu.RLock()
+	defer r.rvMu.RUnlock()
+	if r.lastSyncResourceVersionUnavailable {
+		return ""
+	}
+	return r.lastSyncResourceVersion
+}
+
+// Run calls [Reflector.RunWithContext] with a context that ends when stopCh
+// closes.
+func (r *Reflector) Run(stopCh <-chan struct{}) {
+	r.RunWithContext(wait.ContextForChannel(stopCh))
+}
+
+// RunWithContext keeps the store in step until ctx ends: it runs ListAndWatch
+// at once and again after each return, waiting one backoff delay in between.
+// Errors go to the watch error handler ([DefaultWatchErrorHandler] unless the
+// reflector's owner set another). It blocks until ctx ends and the current
+// cycle has stopped.
+func (r *Reflector) RunWithContext(ctx context.Context) {
+	logger := r.loggerFor(ctx)
+	ctx = klog.NewContext(ctx, logger)
+	logger.V(3).Info("Starting reflector", "reflector", r.name, "type", r.typeDescription, "resyncPeriod", r.resyncPeriod)
+	for ctx.Err() == nil {
+		if err := r.ListAndWatchWithContext(ctx); err != nil {
+			r.watchErrorHandler(ctx, r, err)
+		}
+		if !r.sleep(ctx, r.backoff.next()) {
+			break
+		}
+	}
+	logger.V(3).Info("Stopping reflector", "reflector", r.name, "type", r.typeDescription, "resyncPeriod", r.resyncPeriod)
+}
+
+// loggerFor returns the reflector's own logger if it has one, else ctx's.
+func (r *Reflector) loggerFor(ctx context.Context) klog.Logger {
+	if r.hasLogger {
+		return r.logger
+	}
+	return klog.FromContext(ctx)
+}
+
+// sleep waits d on the reflector's clock. It reports false, early, when ctx
+// ends first.
+func (r *Reflector) sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := r.clock.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C():
+		return true
+	}
+}
+
+// watchTimeoutSeconds draws the timeout of the next watch, uniformly in
+// [minWatchTimeout, maxWatchTimeout].
+func (r *Reflector) watchTimeoutSeconds() int64 {
+	lo, hi := r.minWatchTimeout.Seconds(), r.maxWatchTimeout.Seconds()
+	return int64(lo + rand.Float64()*(hi-lo))
+}
+
+// ListAndWatch calls [Reflector.ListAndWatchWithContext] with a context that
+// ends when stopCh closes.
+func (r *Reflector) ListAndWatch(stopCh <-chan struct{}) error {
+	return r.ListAndWatchWithContext(wait.ContextForChannel(stopCh))
+}
+
+// ListAndWatchWithContext runs one cycle: a streaming or paginated list that
+// replaces the store's contents, then watches (reopened as long as they end
+// normally) until a watch fails or ctx ends. It returns an error only when the
+// list failed or a watch could not be started; a failed watch stream returns
+// nil, and the caller is expected to wait and call it again, as Run does.
+func (r *Reflector) ListAndWatchWithContext(ctx context.Context) error {
+	logger := r.loggerFor(ctx)
+	ctx = klog.NewContext(ctx, logger)
+	if r.listerWatcher == nil {
+		return fmt.Errorf("list and watch %s: reflector %s has no ListerWatcher", r.typeDescription, r.name)
+	}
+	if r.store == nil || isNilObject(r.store) {
+		return fmt.Errorf("list and watch %s: reflector %s has no store", r.typeDescription, r.name)
+	}
+	logger.V(3).Info("Listing and watching", "reflector", r.name, "type", r.typeDescription)
+
+	var w watch.Interface
+	if r.useWatchList.Load() {
+		var err error
+		w, err = r.watchList(ctx)
+		switch {
+		case ctx.Err() != nil:
+			if w != nil {
+				w.Stop()
+			}
+			return nil
+		case err != nil:
+			logger.V(4).Info("Streaming list failed, falling back to a paginated list; expected when the server does not support streaming lists",
+				"reflector", r.name, "type", r.typeDescription, "err", err)
+		}
+	}
+	if w == nil {
+		if err := r.list(ctx); err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+	}
+	logger.V(2).Info("Caches populated", "reflector", r.name, "type", r.typeDescription)
+	return r.watchWithResync(ctx, w)
+}
+
+// listResult is what the list goroutine hands back.
+type listResult struct {
+	list      runtime.Object
+	paginated bool
+	err       error
+}
+
+// list fetches the complete list, replaces the store's contents with it and
+// records its resource version. It returns nil at once when ctx ends, while
+// the request may still be running: the goroutine making it exits when the
+// ListerWatcher returns, and its result is dropped. A panic of the
+// ListerWatcher is returned as an error.
+func (r *Reflector) list(ctx context.Context) error {
+	options := metav1.ListOptions{ResourceVersion: r.relistResourceVersion()}
+	pager := newListPager(r.listerWatcher.ListWithContext)
+	switch {
+	case r.WatchListPageSize != 0:
+		pager.pageSize = r.WatchListPageSize
+	case r.paginatedResult:
+		// The server paginated a list at "0": it has no watch cache for
+		// this resource, so keep the default page size.
+	case options.ResourceVersion != "" && options.ResourceVersion != "0":
+		// Ask for everything at once: the watch cache serves lists at a
+		// resource version only without a limit. It answers with data at
+		// least as new as asked for, so this never goes back in time.
+		pager.pageSize = 0
+	}
+
+	done := make(chan listResult, 1)
+	// The goroutine exits when the ListerWatcher returns; list does not wait
+	// for it when ctx ends first (see above).
+	go func() {
+		var res listResult
+		defer func() {
+			if p := recover(); p != nil {
+				res = listResult{err: fmt.Errorf("list panicked: %v", p)}
+			}
+			done <- res
+		}()
+		res.list, res.paginated, res.err = pager.list(ctx, options)
+		if isResourceVersionUnavailable(res.err) {
+			// Too old or too new for the server: retry at once with a
+			// quorum read of the most recent state.
+			r.setLastSyncResourceVersionUnavailable(true)
+			res.list, res.paginated, res.err = pager.list(ctx, metav1.ListOptions{ResourceVersion: r.relistResourceVersion()})
+		}
+	}()
+	var res listResult
+	select {
+	case <-ctx.Done():
+		return nil
+	case res = <-done:
+	}
+	if ctx.Err() != nil {
+		return nil
+	}
+	if res.err != nil {
+		return fmt.Errorf("list %s: %w", r.typeDescription, res.err)
+	}
+	if gvk, isTable := isUnsupportedTableList(res.list); isTable {
+		return fmt.Errorf("list %s: unsupported list kind %v", r.typeDescription, gvk)
+	}
+	if options.ResourceVersion == "0" && res.paginated {
+		r.paginatedResult = true
+	}
+	r.setLastSyncResourceVersionUnavailable(false)
+
+	listMeta, err := meta.ListAccessor(res.list)
+	if err != nil {
+		return fmt.Errorf("list %s: unable to understand list result %T: %w", r.typeDescription, res.list, err)
+	}
+	resourceVersion := listMeta.GetResourceVersion()
+	items, err := extractListItems(res.list)
+	if err != nil {
+		return fmt.Errorf("list %s: unable to understand list result %T: %w", r.typeDescription, res.list, err)
+	}
+	objs := make([]any, 0, len(items))
+	for _, item := range items {
+		if err := r.checkListItem(item); err != nil {
+			utilruntime.HandleErrorWithContext(ctx, err, "Dropping list item", "reflector", r.name, "type", r.typeDescription)
+			continue
+		}
+		objs = append(objs, item)
+	}
+	if err := r.store.Replace(objs, resourceVersion); err != nil {
+		return fmt.Errorf("list %s: unable to sync list result: %w", r.typeDescription, err)
+	}
+	r.setLastSyncResourceVersion(resourceVersion)
+	klog.FromContext(ctx).V(4).Info("Listed", "reflector", r.name, "type", r.typeDescription,
+		"resourceVersion", resourceVersion, "items", len(objs), "paginated", res.paginated)
+	return nil
+}
+
+// watchList streams the initial list into a temporary store and, once the
+// initial-events-end bookmark arrived, replaces the store's contents and
+// returns the still open watch. It retries refused or throttled requests
+// after a backoff delay, an unavailable resource version at once with "", and
+// a stream that closed before the bookmark at once; every other failure is
+// returned, with a nil watch, for the caller to fall back to a paginated list.
+// It returns nil, nil when ctx ends.
+func (r *Reflector) watchList(ctx context.Context) (watch.Interface, error) {
+	logger := klog.FromContext(ctx)
+	var transform TransformFunc
+	if ts, ok := r.store.(TransformingStore); ok {
+		transform = ts.Transformer()
+	}
+	for {
+		if ctx.Err() != nil {
+			return nil, nil
+		}
+		acc := newWatchListAccumulator(transform)
+		var listRV string
+		options := watchListOptions(r.rewatchResourceVersion(), r.watchTimeoutSeconds())
+		start := r.clock.Now()
+		w, err := r.startWatch(ctx, options)
+		if err == nil {
+			var complete bool
+			complete, err = r.handleWatch(ctx, start, w, watchSession{
+				store: acc,
+				onResourceVersion: func(rv string, pastInitialAdds bool) {
+					if pastInitialAdds {
+						listRV = rv
+					}
+				},
+				untilInitialEventsEnd: true,
+				stallTimeout:          r.watchListStallTimeout,
+			})
+			if err == nil && complete {
+				r.setLastSyncResourceVersionUnavailable(false)
+				if err := r.store.Replace(acc.List(), listRV); err != nil {
+					w.Stop()
+					return nil, fmt.Errorf("stream list of %s: unable to sync result: %w", r.typeDescription, err)
+				}
+				r.setLastSyncResourceVersion(listRV)
+				logger.V(4).Info("Streamed list", "reflector", r.name, "type", r.typeDescription,
+					"resourceVersion", listRV, "items", acc.Len())
+				return w, nil
+			}
+			if err == nil {
+				// The stream closed before the bookmark: stream again.
+				continue
+			}
+			if errors.Is(err, errStopRequested) {
+				return nil, nil
+			}
+		}
+		switch {
+		case isWatchErrorRetriable(err):
+			logger.V(2).Info("Streaming list failed, backing off", "reflector", r.name, "type", r.typeDescription, "err", err)
+			if !r.sleep(ctx, r.backoff.next()) {
+				return nil, nil
+			}
+			continue
+		case isResourceVersionUnavailable(err):
+			// Resume from the most recent state, read from a quorum.
+			r.setLastSyncResourceVersionUnavailable(true)
+			continue
+		case errors.Is(err, errWatchListStalled):
+			r.useWatchList.Store(false)
+			logger.Info("Warning: streaming list made no progress before its initial-events-end bookmark; abandoning it and using paginated lists from now on",
+				"reflector", r.name, "type", r.typeDescription, "stallTimeout", r.watchListStallTimeout)
+		}
+		return nil, fmt.Errorf("stream list of %s: %w", r.typeDescription, err)
+	}
+}
+
+// startWatch opens a watch, turning a nil watch without error into an error.
+func (r *Reflector) startWatch(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+	w, err := r.listerWatcher.WatchWithContext(ctx, options)
+	if err != nil {
+		return nil, err
+	}
+	if w == nil || isNilObject(w) {
+		return nil, errors.New("watch returned neither a watch nor an error")
+	}
+	return w, nil
+}
+
+// watchWithResync runs watch with the periodic resync alongside.
+func (r *Reflector) watchWithResync(ctx context.Context, w watch.Interface) error {
+	resyncErrs := make(chan error, 1)
+	resyncCtx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
+	wg.Go(func() { r.resyncLoop(resyncCtx, resyncErrs) }) // exits on resyncCtx.Done(); the deferred wg.Wait waits
+	return r.watch(ctx, w, resyncErrs)
+}
+
+// resyncLoop calls the store's Resync every resync period (when ShouldResync
+// agrees) until ctx ends or a Resync fails; the failure goes to errs.
+func (r *Reflector) resyncLoop(ctx context.Context, errs chan<- error) {
+	if r.resyncPeriod <= 0 {
+		return
+	}
+	logger := klog.FromContext(ctx)
+	for {
+		if !r.sleep(ctx, r.resyncPeriod) {
+			return
+		}
+		if r.ShouldResync != nil && !r.ShouldResync() {
+			continue
+		}
+		logger.V(4).Info("Forcing resync", "reflector", r.name, "type", r.typeDescription)
+		if err := r.store.Resync(); err != nil {
+			errs <- fmt.Errorf("resync: %w", err)
+			return
+		}
+	}
+}
+
+// watch consumes w (or, when w is nil, a new watch from the last resource
+// version), and keeps reopening watches that end normally. It returns nil when
+// a watch failed in a way that needs a relist, or ctx ended; it returns the
+// error of a watch that could not be started. w is always stopped.
+func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrs <-chan error) error {
+	logger := klog.FromContext(ctx)
+	retry := NewRetryWithDeadline(r.MaxInternalErrorRetryDuration, internalErrorRetryReset, apierrors.IsInternalError, r.clock)
+	defer func() {
+		if w != nil {
+			w.Stop()
+		}
+	}()
+	for {
+		if ctx.Err() != nil {
+			return nil
+		}
+		// Measure from before the request: some proxies only send headers
+		// with the first event.
+		start := r.clock.Now()
+		// A watch handed over by the streaming list is past its initial
+		// events; a new watch at "" or "0" starts with synthetic ADDED
+		// events in no particular order, whose resource versions must not
+		// be recorded.
+		propagateFromStart := true
+		if w == nil {
+			options := watchOptions(r.LastSyncResourceVersion(), r.watchTimeoutSeconds())
+			propagateFromStart = options.ResourceVersion != "" && options.ResourceVersion != "0"
+			var err error
+			w, err = r.startWatch(ctx, options)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				if isWatchErrorRetriable(err) {
+					logger.V(4).Info("Watch failed, backing off", "reflector", r.name, "type", r.typeDescription, "err", err)
+					if !r.sleep(ctx, r.backoff.next()) {
+						return nil
+					}
+					continue
+				}
+				return err
+			}
+		}
+
+		_, err := r.handleWatch(ctx, start, w, watchSession{
+			store: r.store,
+			onResourceVersion: func(rv string, pastInitialAdds bool) {
+				if !propagateFromStart && !pastInitialAdds {
+					return
+				}
+				r.setLastSyncResourceVersion(rv)
+				if u, ok := r.store.(ResourceVersionUpdater); ok {
+					u.UpdateResourceVersion(rv)
+				}
+			},
+			resyncErrs: resyncErrs,
+		})
+		w = nil // handleWatch stopped it
+		retry.After(err)
+		switch {
+		case err == nil:
+			// Closed normally: reopen from the last resource version.
+			continue
+		case errors.Is(err, errStopRequested):
+		case isExpiredError(err):
+			// The relist asks for the last resource version first: the
+			// server answers with data at least that fresh.
+			logger.V(4).Info("Watch closed", "reflector", r.name, "type", r.typeDescription, "err", err)
+		case apierrors.IsTooManyRequests(err):
+			logger.V(2).Info("Watch returned 429, backing off", "reflector", r.name, "type", r.typeDescription)
+			if !r.sleep(ctx, r.backoff.next()) {
+				return nil
+			}
+			continue
+		case apierrors.IsInternalError(err) && retry.ShouldRetry():
+			logger.V(2).Info("Retrying watch after internal error", "reflector", r.name, "type", r.typeDescription, "err", err)
+			continue
+		default:
+			logger.Info("Warning: watch ended with error", "reflector", r.name, "type", r.typeDescription, "err", err)
+		}
+		return nil
+	}
+}
+
+// watchSession says what handleWatch does with the events of one watch.
+type watchSession struct {
+	// store receives the accepted events.
+	store ReflectorStore
+	// onResourceVersion is called after every applied event with its
+	// resource version and whether an event other than ADDED has been seen
+	// (which ends the synthetic initial events of a watch from "" or "0").
+	onResourceVersion func(rv string, pastInitialAdds bool)
+	// untilInitialEventsEnd makes handleWatch return, leaving the watch
+	// open, once the initial-events-end bookmark has been applied.
+	untilInitialEventsEnd bool
+	// stallTimeout, with untilInitialEventsEnd, bounds the time between
+	// events; zero means no bound.
+	stallTimeout time.Duration
+	// resyncErrs carries a failed resync, which ends the watch; may be nil.
+	resyncErrs <-chan error
+}
+
+// handleWatch applies the events of w to s.store until the stream closes, an
+// error event arrives, ctx ends (errStopRequested), a resync fails, the
+// stream stalls (errWatchListStalled) or, with s.untilInitialEventsEnd, the
+// initial-events-end bookmark arrives. It reports whether that bookmark was
+// seen. w is stopped on return, except after a complete initial list. A
+// stream that closes within a second of start without an applied event
+// yields a [VeryShortWatchError].
+func (r *Reflector) handleWatch(ctx context.Context, start time.Time, w watch.Interface, s watchSession) (initialEventsEnd bool, _ error) {
+	logger := klog.FromContext(ctx)
+	stopWatch := true
+	defer func() {
+		if stopWatch {
+			w.Stop()
+		}
+	}()
+	var stalled <-chan time.Time
+	var stallTimer clock.Timer
+	if s.untilInitialEventsEnd && s.stallTimeout > 0 {
+		stallTimer = r.clock.NewTimer(s.stallTimeout)
+		defer stallTimer.Stop()
+		stalled = stallTimer.C()
+	}
+
+	pastInitialAdds := false
+	applied := 0
+	for {
+		var event watch.Event
+		var ok bool
+		select {
+		case <-ctx.Done():
+			return initialEventsEnd, errStopRequested
+		case err := <-s.resyncErrs:
+			return initialEventsEnd, err
+		case <-stalled:
+			return false, errWatchListStalled
+		case event, ok = <-w.ResultChan():
+		}
+		if !ok {
+			break
+		}
+		if stallTimer != nil {
+			stallTimer.Reset(s.stallTimeout)
+		}
+		if event.Type == watch.Error {
+			return initialEventsEnd, apierrors.FromObject(event.Object)
+		}
+		m, err := r.checkWatchObject(event.Object)
+		if err != nil {
+			utilruntime.HandleErrorWithContext(ctx, err, "Dropping watch event", "reflector", r.name, "type", r.typeDescription, "eventType", event.Type)
+			continue
+		}
+		rv := m.GetResourceVersion()
+		switch event.Type {
+		case watch.Added:
+			err = s.store.Add(event.Object)
+		case watch.Modified:
+			pastInitialAdds = true
+			err = s.store.Update(event.Object)
+		case watch.Deleted:
+			// The store gets the deleted object's last state, as sent.
+			pastInitialAdds = true
+			err = s.store.Delete(event.Object)
+		case watch.Bookmark:
+			pastInitialAdds = true
+			if isInitialEventsEndBookmark(m) {
+				initialEventsEnd = true
+			}
+			if bs, ok := s.store.(ReflectorBookmarkStore); ok {
+				err = bs.Bookmark(rv)
+			}
+		default:
+			utilruntime.HandleErrorWithContext(ctx, nil, "Dropping watch event of unknown type", "reflector", r.name, "type", r.typeDescription, "eventType", event.Type)
+			continue
+		}
+		if err != nil {
+			// The event is lost for the store, but its resource version
+			// still counts: relisting would not bring it back either.
+			utilruntime.HandleErrorWithContext(ctx, err, "Unable to apply watch event to the store", "reflector", r.name, "type", r.typeDescription, "eventType", event.Type)
+		}
+		s.onResourceVersion(rv, pastInitialAdds)
+		applied++
+		if s.untilInitialEventsEnd && initialEventsEnd {
+			stopWatch = false
+			logger.V(4).Info("Received the bookmark ending the initial events", "reflector", r.name, "type", r.typeDescription,
+				"items", applied, "duration", r.clock.Since(start))
+			return true, nil
+		}
+	}
+	if applied == 0 && r.clock.Since(start) < veryShortWatch {
+		return initialEventsEnd, &VeryShortWatchError{Name: r.name}
+	}
+	logger.V(4).Info("Watch closed", "reflector", r.name, "type", r.typeDescription, "items", applied)
+	return initialEventsEnd, nil
+}
+
+// checkWatchObject returns the metadata of an acceptable watch event object,
+// or why it is not acceptable.
+func (r *Reflector) checkWatchObject(obj runtime.Object) (metav1.Object, error) {
+	if isNilObject(obj) {
+		return nil, fmt.Errorf("event object is a nil %T", obj)
+	}
+	if r.expectedType != nil {
+		if got := reflect.TypeOf(obj); got != r.expectedType {
+			return nil, fmt.Errorf("unexpected event object type: expected %v, got %v", r.expectedType, got)
+		}
+	}
+	if r.expectedGVK != nil {
+		if got := obj.GetObjectKind().GroupVersionKind(); got != *r.expectedGVK {
+			return nil, fmt.Errorf("unexpected event object kind: expected %v, got %v", *r.expectedGVK, got)
+		}
+	}
+	if isUnsupportedTableObject(obj) {
+		return nil, fmt.Errorf("unsupported event object kind %v", obj.GetObjectKind().GroupVersionKind())
+	}
+	return objectMeta(obj)
+}
+
+// checkListItem reports why a list item is not acceptable, if it is not. The
+// kind of unstructured items is not checked: list items need not carry it.
+func (r *Reflector) checkListItem(obj runtime.Object) error {
+	if isNilObject(obj) {
+		return fmt.Errorf("list item is a nil %T", obj)
+	}
+	if r.expectedType != nil {
+		if got := reflect.TypeOf(obj); got != r.expectedType {
+			return fmt.Errorf("unexpected list item type: expected %v, got %v", r.expectedType, got)
+		}
+	}
+	if isUnsupportedTableObject(obj) {
+		return fmt.Errorf("unsupported list item kind %v", obj.GetObjectKind().GroupVersionKind())
+	}
+	_, err := objectMeta(obj)
+	return err
+}
+
+// extractListItems returns the items of list. Unlike
+// [meta.ExtractListWithAlloc] it does not panic on a nil item of a list of
+// runtime.Object (the nil is returned, to be rejected by checkListItem), and
+// reports any other panic of the extraction as an error.
+func extractListItems(list runtime.Object) (items []runtime.Object, err error) {
+	if l, ok := list.(*metainternalversion.List); ok {
+		return l.Items, nil
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			items, err = nil, fmt.Errorf("extract list items: %v", p)
+		}
+	}()
+	return meta.ExtractListWithAlloc(list)
+}
+
+// tableKinds are the kinds of server-side table renderings, which carry rows
+// instead of objects.
+var tableKinds = map[schema.GroupVersionKind]bool{
+	metav1beta1.SchemeGroupVersion.WithKind("Table"): true,
+	metav1.SchemeGroupVersion.WithKind("Table"):      true,
+}
+
+// isUnsupportedTableObject reports an unstructured Table.
+func isUnsupportedTableObject(obj runtime.Object) bool {
+	u, ok := obj.(*unstructured.Unstructured)
+	return ok && u != nil && tableKinds[u.GroupVersionKind()]
+}
+
+// isUnsupportedTableList reports an unstructured list of kind Table, and its
+// kind.
+func isUnsupportedTableList(obj runtime.Object) (schema.GroupVersionKind, bool) {
+	u, ok := obj.(*unstructured.UnstructuredList)
+	if !ok || u == nil {
+		return schema.GroupVersionKind{}, false
+	}
+	gvk := u.GroupVersionKind()
+	return gvk, tableKinds[gvk]
+}

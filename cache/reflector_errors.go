@@ -1,0 +1,110 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/klog/v2"
+)
+
+// WatchErrorHandler is called with the error of every [Reflector.ListAndWatch]
+// cycle that ended with one: a failed list or a watch that could not be
+// started. The reflector then waits one backoff delay and lists again. Errors
+// of an established watch stream do not reach it (the reflector handles them
+// itself). A handler must return quickly; it runs on the reflector's
+// goroutine.
+type WatchErrorHandler func(r *Reflector, err error)
+
+// WatchErrorHandlerWithContext is [WatchErrorHandler] with the context of the
+// running reflector, for contextual logging.
+type WatchErrorHandlerWithContext func(ctx context.Context, r *Reflector, err error)
+
+// DefaultWatchErrorHandler is the [WatchErrorHandlerWithContext] reflectors
+// use unless told otherwise. It only logs: an expired resource version at
+// verbosity 4, io.EOF not at all, io.ErrUnexpectedEOF at verbosity 1, and
+// everything else through utilruntime.HandleErrorWithContext.
+func DefaultWatchErrorHandler(ctx context.Context, r *Reflector, err error) {
+	logger := klog.FromContext(ctx)
+	switch {
+	case isExpiredError(err):
+		// The next list asks for the last synced resource version first:
+		// the server answers with data at least that fresh.
+		logger.V(4).Info("Watch closed", "reflector", r.name, "type", r.typeDescription, "err", err)
+	case errors.Is(err, io.EOF):
+		// A normal end of stream.
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		logger.V(1).Info("Watch closed with unexpected EOF", "reflector", r.name, "type", r.typeDescription, "err", err)
+	default:
+		utilruntime.HandleErrorWithContext(ctx, err, "Failed to watch", "reflector", r.name, "type", r.typeDescription)
+	}
+}
+
+// VeryShortWatchError reports a watch whose stream closed less than a second
+// after it was requested without delivering a single event: a sign of a
+// misbehaving server or proxy. The reflector treats it as a failed watch and
+// relists after a backoff delay.
+type VeryShortWatchError struct {
+	// Name is the reflector's name.
+	Name string
+}
+
+// Error describes the short watch.
+func (e *VeryShortWatchError) Error() string {
+	return fmt.Sprintf("very short watch: %s: Unexpected watch close - watch lasted less than a second and no items received", e.Name)
+}
+
+// errWatchListStalled ends a streaming list whose end-of-initial-events
+// bookmark did not arrive in time.
+var errWatchListStalled = errors.New("streaming list stalled before the initial-events-end bookmark")
+
+// isExpiredError reports a resource version too old for the server (HTTP
+// 410). Servers before Kubernetes 1.18 said Gone instead of Expired.
+func isExpiredError(err error) bool {
+	return apierrors.IsResourceExpired(err) || apierrors.IsGone(err)
+}
+
+// isTooLargeResourceVersionError reports a resource version newer than the
+// server knows, as a status cause (Kubernetes 1.18.6 and later) or, from
+// older servers, as a Timeout whose cause or message says so.
+func isTooLargeResourceVersionError(err error) bool {
+	if apierrors.HasStatusCause(err, metav1.CauseTypeResourceVersionTooLarge) {
+		return true
+	}
+	if !apierrors.IsTimeout(err) {
+		return false
+	}
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return false
+	}
+	s := status.Status()
+	if s.Details != nil {
+		for _, cause := range s.Details.Causes {
+			if cause.Message == "Too large resource version" {
+				return true
+			}
+		}
+	}
+	return strings.Contains(s.Message, "Too large resource version")
+}
+
+// isResourceVersionUnavailable reports the errors after which the reflector
+// stops asking for its last resource version and reads the most recent state
+// from a quorum instead.
+func isResourceVersionUnavailable(err error) bool {
+	return isExpiredError(err) || isTooLargeResourceVersionError(err)
+}
+
+// isWatchErrorRetriable reports errors after which the watch is retried from
+// the same resource version after a backoff delay, without a relist: the
+// server refused the connection or throttled the request (HTTP 429).
+func isWatchErrorRetriable(err error) bool {
+	return utilnet.IsConnectionRefused(err) || apierrors.IsTooManyRequests(err)
+}

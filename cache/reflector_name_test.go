@@ -1,0 +1,60 @@
+package cache
+
+import (
+	"runtime"
+	"strings"
+	"testing"
+)
+
+func TestIsLibraryFunction(t *testing.T) {
+	for fn, want := range map[string]bool{
+		"github.com/informer-go/informer/cache.NewReflector":                true,
+		"github.com/informer-go/informer/cache.(*Reflector).RunWithContext": true,
+		"github.com/informer-go/informer/cache.New.func1":                   true,
+		"github.com/informer-go/informer/cache/testing.(*Fake).List":        true,
+		"github.com/informer-go/informer/cache_test.TestName":               false,
+		"github.com/informer-go/informer/cache_test.TestName.func2":         false,
+		"github.com/informer-go/informer/examples/x.run":                    true,
+		"main.main": false,
+		"example.com/app/controllers.(*Reconciler).Start":                       false,
+		"github.com/informer-go/informerextra/pkg.Run":                          false,
+		"k8s.io/client-go/tools/cache.NewReflector":                             false,
+		"github.com/informer-go/informer/cache.TestReflectorName.func1.gowrap1": true,
+	} {
+		if got := isLibraryFunction(fn); got != want {
+			t.Errorf("isLibraryFunction(%q) = %v, want %v", fn, got, want)
+		}
+	}
+}
+
+func TestShortenSourcePath(t *testing.T) {
+	for in, want := range map[string]string{
+		"/home/u/go/src/example.com/app/main.go":          "example.com/app/main.go",
+		"/root/go/pkg/mod/example.com/app@v1.0.0/main.go": "pkg/mod/example.com/app@v1.0.0/main.go",
+		"/build/app/vendor/github.com/informer-go/x/y.go": "github.com/informer-go/x/y.go",
+		"/work/app/main.go":                               "/work/app/main.go",
+	} {
+		if got := shortenSourcePath(in); got != want {
+			t.Errorf("shortenSourcePath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestGoroutineCreator(t *testing.T) {
+	type result struct {
+		fn, file string
+		line     int
+		ok       bool
+	}
+	done := make(chan result)
+	_, _, line, _ := runtime.Caller(0)
+	go func() {
+		fn, file, l, ok := goroutineCreator()
+		done <- result{fn, file, l, ok}
+	}()
+	got := <-done
+	if !got.ok || !strings.HasSuffix(got.file, "/cache/reflector_name_test.go") || got.line != line+1 ||
+		got.fn != "github.com/informer-go/informer/cache.TestGoroutineCreator" {
+		t.Errorf("goroutineCreator() = %+v, want TestGoroutineCreator at reflector_name_test.go:%d", got, line+1)
+	}
+}

@@ -1,0 +1,611 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+
+	"github.com/informer-go/informer/wait"
+)
+
+// SharedInformer keeps a local cache of a collection of objects, fed by a
+// [ListerWatcher], and tells any number of handlers about every change.
+//
+// The cache (GetStore) is eventually consistent with the authoritative
+// state: after the initial list (HasSynced), it reflects every change the
+// watch delivered, and a relist repairs what a broken watch missed. Objects
+// in the cache, and the objects handed to handlers, are shared: treat them as
+// read-only.
+//
+// Each handler has its own unbounded buffer and its own goroutine. A handler
+// is called for one notification at a time, in the order the informer
+// processed them, so the changes of one object arrive in order; it may lag
+// behind the cache and behind other handlers, and a slow handler delays no
+// one but itself. Intermediate states of an object may be skipped, but the
+// last notification about an object carries its latest state. A handler
+// whose resync period is due (see AddEventHandlerWithResyncPeriod) also gets
+// an update for every cached object, changed or not.
+//
+// Handlers may be added and removed at any time, before or after Run, also
+// from inside a handler. A handler added to a running informer first gets an
+// OnAdd(obj, true) for every cached object, before any later notification.
+// Once stopped, an informer refuses new handlers and cannot be run again.
+//
+// All methods are safe for concurrent use.
+type SharedInformer interface {
+	// AddEventHandler adds handler with the informer's default resync
+	// period. It returns the handler's registration, which reports when
+	// the handler has seen the initial list and is needed to remove the
+	// handler. It fails once the informer has stopped.
+	AddEventHandler(handler ResourceEventHandler) (ResourceEventHandlerRegistration, error)
+
+	// AddEventHandlerWithResyncPeriod adds handler asking for a resync
+	// every resyncPeriod; zero means the handler does not want resyncs. A
+	// positive period below one second is raised to one second. Resyncs
+	// are checked every resync check period of the informer (the smallest
+	// period asked for before Run, see [NewSharedIndexInformer]), so a
+	// handler added after Run gets at least that period; a handler's
+	// resyncs happen at the first check at or after the period elapsed.
+	// An informer whose check period is zero resyncs no handler.
+	AddEventHandlerWithResyncPeriod(handler ResourceEventHandler, resyncPeriod time.Duration) (ResourceEventHandlerRegistration, error)
+
+	// AddEventHandlerWithOptions is AddEventHandlerWithResyncPeriod with
+	// its optional settings in a struct.
+	AddEventHandlerWithOptions(handler ResourceEventHandler, options HandlerOptions) (ResourceEventHandlerRegistration, error)
+
+	// RemoveEventHandler removes the handler of handle: the handler is not
+	// called again once the call in progress, if any, returns, and its
+	// pending notifications are dropped. It does not wait for that call;
+	// use [ShutDownEventHandler] to wait. Removing an unknown or already
+	// removed handle does nothing; a handle not returned by an informer of
+	// this package is an error. It may be called from inside a handler.
+	RemoveEventHandler(handle ResourceEventHandlerRegistration) error
+
+	// GetStore returns the informer's cache. It is for reading only:
+	// writing to it corrupts the informer's notifications.
+	GetStore() Store
+
+	// GetController returns a stand-in for the informer's controller whose
+	// Run and RunWithContext do nothing.
+	//
+	// Deprecated: the informer's controller is internal; use the
+	// informer's own methods.
+	GetController() Controller
+
+	// Run is RunWithContext with a stop channel.
+	//
+	// Contextual logging: prefer RunWithContext.
+	Run(stopCh <-chan struct{})
+
+	// RunWithContext lists, watches and notifies handlers until ctx ends,
+	// then stops every handler (dropping their pending notifications) and
+	// returns once every goroutine it started has exited, handler calls in
+	// progress included. It blocks. An informer runs once: further calls
+	// log a warning and return at once.
+	RunWithContext(ctx context.Context)
+
+	// HasSynced reports whether the cache holds the complete initial list
+	// (or streamed list): every object of it has been stored and queued
+	// for the handlers. It says nothing about whether handlers have
+	// handled them; ask their registrations for that.
+	HasSynced() bool
+
+	// HasSyncedChecker returns a [DoneChecker] for the condition of
+	// HasSynced, to wait without polling (see [WaitFor]).
+	HasSyncedChecker() DoneChecker
+
+	// LastSyncResourceVersion returns the resource version of the last
+	// list or watch event the informer received, or "" before Run.
+	LastSyncResourceVersion() string
+
+	// SetWatchErrorHandler sets the function called when a list, or the
+	// start of a watch, fails; the default is [DefaultWatchErrorHandler].
+	// It fails once the informer has started.
+	SetWatchErrorHandler(handler WatchErrorHandler) error
+
+	// SetWatchErrorHandlerWithContext is SetWatchErrorHandler with a
+	// handler that also receives the informer's context.
+	SetWatchErrorHandlerWithContext(handler WatchErrorHandlerWithContext) error
+
+	// SetTransform sets a function applied to every object before it is
+	// cached and handed to handlers, for example to drop fields the
+	// handlers do not need. It must be idempotent (see [TransformFunc]).
+	// It fails once the informer has started.
+	SetTransform(handler TransformFunc) error
+
+	// IsStopped reports whether the informer has stopped.
+	IsStopped() bool
+}
+
+// SharedIndexInformer is a [SharedInformer] whose cache is an [Indexer].
+type SharedIndexInformer interface {
+	SharedInformer
+
+	// AddIndexers adds indexes to the cache, indexing the cached objects
+	// at once. It works before and after Run and fails once the informer
+	// has stopped, or when an index name is taken.
+	AddIndexers(indexers Indexers) error
+
+	// GetIndexer returns the informer's cache. It is for reading only.
+	GetIndexer() Indexer
+}
+
+// ResourceEventHandlerRegistration is what adding a handler to a shared
+// informer returns: it identifies the handler for RemoveEventHandler and
+// reports whether the handler has seen the initial list. The registrations of
+// this package also have a ShutdownChan() <-chan struct{} method, closed
+// once the handler is removed and will not be called again (see
+// [ShutDownEventHandler]).
+type ResourceEventHandlerRegistration interface {
+	// HasSynced reports whether the informer has synced and the handler
+	// has returned from the OnAdd call of every object of the initial list
+	// (for a handler added to a running informer: of every object cached
+	// when it was added). It stays false after a removal that came first.
+	HasSynced() bool
+
+	// HasSyncedChecker returns a [DoneChecker] for the condition of
+	// HasSynced, to wait without polling (see [WaitFor]).
+	HasSyncedChecker() DoneChecker
+}
+
+// NewSharedInformer returns a [SharedInformer] for the objects lw lists and
+// watches: NewSharedIndexInformer without indexes.
+func NewSharedInformer(lw ListerWatcher, exampleObject runtime.Object, defaultEventHandlerResyncPeriod time.Duration) SharedInformer {
+	return NewSharedIndexInformer(lw, exampleObject, defaultEventHandlerResyncPeriod, Indexers{})
+}
+
+// NewSharedIndexInformer returns a [SharedIndexInformer] for the objects lw
+// lists and watches, with the given indexes; see
+// [NewSharedIndexInformerWithOptions].
+//
+// defaultEventHandlerResyncPeriod is the resync period of handlers added
+// without one, and the initial resync check period. Handlers added before
+// Run with a smaller period lower the check period; handlers added after Run
+// with a smaller period get the check period. A handler's resync thus
+// happens every period rounded up to a multiple of the check period, plus
+// processing delays. Zero disables resyncs unless a handler added before Run
+// asks for them.
+func NewSharedIndexInformer(lw ListerWatcher, exampleObject runtime.Object, defaultEventHandlerResyncPeriod time.Duration, indexers Indexers) SharedIndexInformer {
+	return NewSharedIndexInformerWithOptions(lw, exampleObject, SharedIndexInformerOptions{
+		ResyncPeriod: defaultEventHandlerResyncPeriod,
+		Indexers:     indexers,
+	})
+}
+
+// NewSharedIndexInformerWithOptions returns a [SharedIndexInformer] for the
+// objects lw lists and watches, which must be of the type of exampleObject
+// (others are dropped; a nil example accepts anything). The cache is keyed by
+// [DeletionHandlingMetaNamespaceKeyFunc]. Nothing happens until Run. A
+// negative ResyncPeriod is treated as zero.
+func NewSharedIndexInformerWithOptions(lw ListerWatcher, exampleObject runtime.Object, options SharedIndexInformerOptions) SharedIndexInformer {
+	return newSharedIndexInformer(lw, exampleObject, options, realClock)
+}
+
+// newSharedIndexInformer is NewSharedIndexInformerWithOptions with the clock
+// used for resyncs, the reflector and the handlers' crash pauses.
+func newSharedIndexInformer(lw ListerWatcher, exampleObject runtime.Object, options SharedIndexInformerOptions, clk clock.Clock) *sharedIndexInformer {
+	resync := max(options.ResyncPeriod, 0)
+	detector := NewCacheMutationDetector(fmt.Sprintf("%T", exampleObject))
+	_, noDetection := detector.(dummyMutationDetector)
+	return &sharedIndexInformer{
+		indexer:                         NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, options.Indexers, WithStoreMetrics(options.Identifier, options.InformerMetricsProvider)),
+		processor:                       newSharedProcessor(clk),
+		mutationDetector:                detector,
+		detectMutations:                 !noDetection,
+		synced:                          make(chan struct{}),
+		listerWatcher:                   lw,
+		objectType:                      exampleObject,
+		objectDescription:               options.ObjectDescription,
+		identifier:                      options.Identifier,
+		metricsProvider:                 options.InformerMetricsProvider,
+		inOrder:                         options.InOrder,
+		resyncCheckPeriod:               resync,
+		defaultEventHandlerResyncPeriod: resync,
+		clock:                           clk,
+		keyFunc:                         DeletionHandlingMetaNamespaceKeyFunc,
+	}
+}
+
+// sharedIndexInformer implements SharedIndexInformer: a controller (reflector
+// and queue) whose processing stores each change in indexer and hands it to
+// processor, which fans it out to the handlers' listeners.
+type sharedIndexInformer struct {
+	indexer          Indexer
+	processor        *sharedProcessor
+	mutationDetector MutationDetector
+	detectMutations  bool // false for the no-op detector
+
+	// synced is closed once the queue has processed the initial list.
+	synced chan struct{}
+
+	listerWatcher     ListerWatcher
+	objectType        runtime.Object
+	objectDescription string
+	identifier        InformerNameAndResource
+	metricsProvider   InformerMetricsProvider
+	inOrder           bool
+	keyFunc           KeyFunc
+	clock             clock.Clock
+
+	// startedLock guards the fields below it. Lock order: startedLock,
+	// then blockDeltas, then the processor's lock.
+	startedLock      sync.Mutex
+	started, stopped bool
+	controller       Controller // set by Run
+	// resyncCheckPeriod is how often the reflector asks the processor
+	// whether a resync is due.
+	resyncCheckPeriod time.Duration
+	// defaultEventHandlerResyncPeriod is the resync period of handlers
+	// added without one.
+	defaultEventHandlerResyncPeriod time.Duration
+	watchErrorHandler               WatchErrorHandlerWithContext
+	transform                       TransformFunc
+
+	// blockDeltas is held while a change is stored and distributed, and
+	// while a handler added to a running informer gets the cache's
+	// contents, so that the two never interleave.
+	blockDeltas sync.Mutex
+}
+
+var _ SharedIndexInformer = (*sharedIndexInformer)(nil)
+
+// informerSyncedChecker is the informer's DoneChecker.
+type informerSyncedChecker struct{ s *sharedIndexInformer }
+
+func (c informerSyncedChecker) Name() string {
+	return fmt.Sprintf("SharedIndexInformer %T", c.s.objectType)
+}
+func (c informerSyncedChecker) Done() <-chan struct{} { return c.s.synced }
+
+// errInformerStarted is returned by the setters that only work before Run.
+var errInformerStarted = errors.New("informer has already started")
+
+// SetWatchErrorHandler implements [SharedInformer.SetWatchErrorHandler].
+func (s *sharedIndexInformer) SetWatchErrorHandler(handler WatchErrorHandler) error {
+	if handler == nil {
+		return s.SetWatchErrorHandlerWithContext(nil)
+	}
+	return s.SetWatchErrorHandlerWithContext(func(_ context.Context, r *Reflector, err error) {
+		handler(r, err)
+	})
+}
+
+// SetWatchErrorHandlerWithContext implements
+// [SharedInformer.SetWatchErrorHandlerWithContext]. A nil handler restores
+// the default.
+func (s *sharedIndexInformer) SetWatchErrorHandlerWithContext(handler WatchErrorHandlerWithContext) error {
+	s.startedLock.Lock()
+	defer s.startedLock.Unlock()
+	if s.started {
+		return errInformerStarted
+	}
+	s.watchErrorHandler = handler
+	return nil
+}
+
+// SetTransform implements [SharedInformer.SetTransform]. A nil function
+// removes the transform.
+func (s *sharedIndexInformer) SetTransform(handler TransformFunc) error {
+	s.startedLock.Lock()
+	defer s.startedLock.Unlock()
+	if s.started {
+		return errInformerStarted
+	}
+	s.transform = handler
+	return nil
+}
+
+// Run implements [SharedInformer.Run].
+func (s *sharedIndexInformer) Run(stopCh <-chan struct{}) {
+	s.RunWithContext(wait.ContextForChannel(stopCh))
+}
+
+// RunWithContext implements [SharedInformer.RunWithContext].
+func (s *sharedIndexInformer) RunWithContext(ctx context.Context) {
+	defer utilruntime.HandleCrashWithContext(ctx)
+	logger := klog.FromContext(ctx)
+
+	controller, ok := s.start(logger)
+	if !ok {
+		logger.Info("Warning: the sharedIndexInformer has started, run more than once is not allowed")
+		return
+	}
+
+	// Every goroutine started here exits once ctx ends (the processor's
+	// listeners once stop is called) and is waited for before returning.
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() {
+		select {
+		case <-controller.HasSyncedChecker().Done():
+			close(s.synced)
+			s.processor.upstreamHasSynced()
+		case <-ctx.Done():
+		}
+	})
+	if s.detectMutations {
+		stopDetector := make(chan struct{})
+		defer close(stopDetector)
+		wg.Go(func() { s.mutationDetector.Run(stopDetector) })
+	}
+	s.processor.run()
+	defer s.processor.stop() // after stopped is set: no listener is added once the processor stopped
+
+	defer func() {
+		s.startedLock.Lock()
+		defer s.startedLock.Unlock()
+		s.stopped = true
+	}()
+	controller.RunWithContext(ctx)
+}
+
+// start builds the queue and the controller and marks the informer started.
+// It reports false if it had started already.
+func (s *sharedIndexInformer) start(logger klog.Logger) (Controller, bool) {
+	s.startedLock.Lock()
+	defer s.startedLock.Unlock()
+	if s.started {
+		return nil, false
+	}
+	logger, fifo := newQueueFIFO(logger, s.objectType, s.indexer, queueOptions{
+		transform:       s.transform,
+		identifier:      s.identifier,
+		metricsProvider: s.metricsProvider,
+		inOrder:         s.inOrder,
+	})
+	events := (*informerEvents)(s)
+	s.controller = newController(Config{
+		Queue:             fifo,
+		ListerWatcher:     s.listerWatcher,
+		ObjectType:        s.objectType,
+		ObjectDescription: s.objectDescription,
+		FullResyncPeriod:  s.resyncCheckPeriod,
+		ShouldResync:      s.processor.shouldResync,
+		Process: func(obj any, isInInitialList bool) error {
+			deltas, ok := obj.(Deltas)
+			if !ok {
+				return fmt.Errorf("%w: %T", errNotDeltas, obj)
+			}
+			s.blockDeltas.Lock()
+			defer s.blockDeltas.Unlock()
+			return processDeltas(logger, events, s.indexer, deltas, isInInitialList, s.keyFunc)
+		},
+		ProcessBatch: func(deltas []Delta, isInInitialList bool) error {
+			s.blockDeltas.Lock()
+			defer s.blockDeltas.Unlock()
+			return processDeltasInBatch(logger, events, s.indexer, deltas, isInInitialList, s.keyFunc)
+		},
+		WatchErrorHandlerWithContext: s.watchErrorHandler,
+	}, s.clock)
+	s.started = true
+	return s.controller, true
+}
+
+// HasSynced implements [SharedInformer.HasSynced].
+func (s *sharedIndexInformer) HasSynced() bool {
+	select {
+	case <-s.synced:
+		return true
+	default:
+		return false
+	}
+}
+
+// HasSyncedChecker implements [SharedInformer.HasSyncedChecker]. The checker
+// is named "SharedIndexInformer <type of the example object>".
+func (s *sharedIndexInformer) HasSyncedChecker() DoneChecker {
+	return informerSyncedChecker{s}
+}
+
+// LastSyncResourceVersion implements [SharedInformer.LastSyncResourceVersion].
+func (s *sharedIndexInformer) LastSyncResourceVersion() string {
+	s.startedLock.Lock()
+	defer s.startedLock.Unlock()
+	if s.controller == nil {
+		return ""
+	}
+	return s.controller.LastSyncResourceVersion()
+}
+
+// GetStore implements [SharedInformer.GetStore].
+func (s *sharedIndexInformer) GetStore() Store {
+	return s.indexer
+}
+
+// GetIndexer implements [SharedIndexInformer.GetIndexer].
+func (s *sharedIndexInformer) GetIndexer() Indexer {
+	return s.indexer
+}
+
+// AddIndexers implements [SharedIndexInformer.AddIndexers].
+func (s *sharedIndexInformer) AddIndexers(indexers Indexers) error {
+	s.startedLock.Lock()
+	defer s.startedLock.Unlock()
+	if s.stopped {
+		return errors.New("indexer was not added because it has stopped already")
+	}
+	return s.indexer.AddIndexers(indexers)
+}
+
+// GetController implements [SharedInformer.GetController].
+func (s *sharedIndexInformer) GetController() Controller {
+	return &dummyController{informer: s}
+}
+
+// IsStopped implements [SharedInformer.IsStopped].
+func (s *sharedIndexInformer) IsStopped() bool {
+	s.startedLock.Lock()
+	defer s.startedLock.Unlock()
+	return s.stopped
+}
+
+// AddEventHandler implements [SharedInformer.AddEventHandler].
+func (s *sharedIndexInformer) AddEventHandler(handler ResourceEventHandler) (ResourceEventHandlerRegistration, error) {
+	return s.AddEventHandlerWithOptions(handler, HandlerOptions{})
+}
+
+// AddEventHandlerWithResyncPeriod implements
+// [SharedInformer.AddEventHandlerWithResyncPeriod].
+func (s *sharedIndexInformer) AddEventHandlerWithResyncPeriod(handler ResourceEventHandler, resyncPeriod time.Duration) (ResourceEventHandlerRegistration, error) {
+	return s.AddEventHandlerWithOptions(handler, HandlerOptions{ResyncPeriod: &resyncPeriod})
+}
+
+// AddEventHandlerWithOptions implements
+// [SharedInformer.AddEventHandlerWithOptions]. A nil handler is an error; a
+// negative resync period is treated as zero.
+func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHandler, options HandlerOptions) (ResourceEventHandlerRegistration, error) {
+	if handler == nil {
+		return nil, errors.New("event handler is nil")
+	}
+	s.startedLock.Lock()
+	defer s.startedLock.Unlock()
+	if s.stopped {
+		return nil, fmt.Errorf("handler %v was not added to shared informer because it has stopped already", handler)
+	}
+
+	logger := klog.Background()
+	if options.Logger != nil {
+		logger = *options.Logger
+	}
+	resyncPeriod := s.defaultEventHandlerResyncPeriod
+	if options.ResyncPeriod != nil {
+		resyncPeriod = max(*options.ResyncPeriod, 0)
+	}
+	if resyncPeriod > 0 {
+		if resyncPeriod < minimumResyncPeriod {
+			logger.Info("Warning: resync period is too small. Changing it to the minimum allowed value", "resyncPeriod", resyncPeriod, "minimumResyncPeriod", minimumResyncPeriod)
+			resyncPeriod = minimumResyncPeriod
+		}
+		if resyncPeriod < s.resyncCheckPeriod {
+			if s.started {
+				logger.Info("Warning: resync period is smaller than resync check period and the informer has already started. Changing it to the resync check period", "resyncPeriod", resyncPeriod, "resyncCheckPeriod", s.resyncCheckPeriod)
+				resyncPeriod = s.resyncCheckPeriod
+			} else {
+				s.resyncCheckPeriod = resyncPeriod
+				s.processor.resyncCheckPeriodChanged(logger, resyncPeriod)
+			}
+		}
+	}
+
+	l := newProcessorListener(logger, handler, resyncPeriod, determineResyncPeriod(logger, resyncPeriod, s.resyncCheckPeriod), s.clock, s.HasSyncedChecker().Name())
+	if !s.started {
+		s.processor.addListener(l)
+		return l, nil
+	}
+
+	// Replay the cache while no change can be stored or distributed, so
+	// that the handler sees every object exactly once before any later
+	// notification. The adds are queued before the listener is registered,
+	// so they count towards its sync even if the informer has synced.
+	s.blockDeltas.Lock()
+	defer s.blockDeltas.Unlock()
+	l.addInitial(s.indexer.List())
+	s.processor.addListener(l)
+	return l, nil
+}
+
+// RemoveEventHandler implements [SharedInformer.RemoveEventHandler].
+func (s *sharedIndexInformer) RemoveEventHandler(handle ResourceEventHandlerRegistration) error {
+	s.startedLock.Lock()
+	defer s.startedLock.Unlock()
+	s.blockDeltas.Lock()
+	defer s.blockDeltas.Unlock()
+	return s.processor.removeListener(handle)
+}
+
+// informerEvents is the [ResourceEventHandler] that processDeltas tells about
+// every change once it is stored: it hands the change to the processor. It
+// is a distinct type so that the informer itself does not expose these
+// methods.
+type informerEvents sharedIndexInformer
+
+// OnAdd distributes an add to every handler.
+func (e *informerEvents) OnAdd(obj any, isInInitialList bool) {
+	if e.detectMutations {
+		e.mutationDetector.AddObject(obj)
+	}
+	e.processor.distribute(notification{kind: addNotification, isInInitialList: isInInitialList, newObj: obj}, false)
+}
+
+// OnUpdate distributes an update. An update that does not change the
+// resource version (a relist or resync of an unchanged object) is a sync: it
+// only goes to the handlers whose resync is due.
+func (e *informerEvents) OnUpdate(oldObj, newObj any) {
+	isSync := false
+	if accessor, err := meta.Accessor(newObj); err == nil {
+		if oldAccessor, err := meta.Accessor(oldObj); err == nil {
+			isSync = accessor.GetResourceVersion() == oldAccessor.GetResourceVersion()
+		}
+	}
+	if e.detectMutations {
+		e.mutationDetector.AddObject(newObj)
+	}
+	e.processor.distribute(notification{kind: updateNotification, oldObj: oldObj, newObj: newObj}, isSync)
+}
+
+// OnDelete distributes a delete to every handler.
+func (e *informerEvents) OnDelete(obj any) {
+	e.processor.distribute(notification{kind: deleteNotification, oldObj: obj}, false)
+}
+
+// ShutDownEventHandler removes handle's handler from informer, like
+// RemoveEventHandler, and then waits until the handler will not be called
+// again: the call in progress, if any, has returned. The handle must have a
+// ShutdownChan() <-chan struct{} method, as the registrations of this
+// package do.
+//
+// Called from inside the handler being shut down, it removes the handler and
+// returns an error instead of waiting for itself; likewise when handlers
+// would end up waiting for each other's shutdown. client-go deadlocks in
+// both cases. A handle registered with another informer is an error too.
+func ShutDownEventHandler(informer SharedInformer, handle ResourceEventHandlerRegistration) error {
+	if informer == nil {
+		return errors.New("shut down event handler: informer is nil")
+	}
+	if err := informer.RemoveEventHandler(handle); err != nil {
+		return err
+	}
+	if l, ok := handle.(*processorListener); ok {
+		if !l.isStopped() {
+			// The handler is still registered: with another informer.
+			return errors.New("handle was not registered with this informer; nothing was shut down")
+		}
+		return l.waitShutdown()
+	}
+	s, ok := handle.(interface{ ShutdownChan() <-chan struct{} })
+	if !ok {
+		return errors.New("handle does not support ShutdownChan()")
+	}
+	<-s.ShutdownChan()
+	return nil
+}
+
+// dummyController is what GetController returns: it reports the informer's
+// state and does not run anything.
+type dummyController struct {
+	informer *sharedIndexInformer
+}
+
+func (v *dummyController) RunWithContext(context.Context) {}
+
+func (v *dummyController) Run(<-chan struct{}) {}
+
+func (v *dummyController) HasSynced() bool {
+	return v.informer.HasSynced()
+}
+
+func (v *dummyController) HasSyncedChecker() DoneChecker {
+	return v.informer.HasSyncedChecker()
+}
+
+func (v *dummyController) LastSyncResourceVersion() string {
+	return v.informer.LastSyncResourceVersion()
+}

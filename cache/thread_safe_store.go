@@ -1,0 +1,575 @@
+package cache
+
+import (
+	"errors"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/sets"
+)
+
+// ThreadSafeStore is a map from caller-supplied keys to objects, with
+// secondary indexes, safe for concurrent use. Unlike [Indexer] it does not
+// compute keys itself.
+//
+// Objects are stored and returned as they are, without copying: a pointer
+// given to Add is what Get returns to every caller. Treat stored and returned
+// objects as read-only. Mutating one races with other readers, and the
+// indexes are not updated to match.
+//
+// The implementation returned by [NewThreadSafeStore] refuses a write when an
+// index function fails on the new object or the object is nil: the store is
+// left unchanged and the error is reported to
+// [k8s.io/apimachinery/pkg/util/runtime.HandleError] (client-go panics).
+type ThreadSafeStore interface {
+	// Add stores obj under key, replacing what was there, and records the
+	// object's resource version as the store's. It is the same as Update.
+	Add(key string, obj any)
+	// Update stores obj under key, replacing what was there, and records the
+	// object's resource version as the store's.
+	Update(key string, obj any)
+	// Delete removes key. Unlike DeleteWithObject it leaves the store's
+	// resource version as it is, which may leave it out of date.
+	Delete(key string)
+	// DeleteWithObject removes key and records the resource version of obj,
+	// the deleted object's last state, as the store's. A nil obj, or one
+	// without metadata, leaves the resource version unchanged.
+	DeleteWithObject(key string, obj any)
+	// Get returns the object stored under key.
+	Get(key string) (item any, exists bool)
+	// List returns every stored object, in no particular order.
+	List() []any
+	// ListKeys returns every key, in no particular order.
+	ListKeys() []string
+	// Replace discards the contents and stores items instead, taking
+	// ownership of the map, and records resourceVersion as the store's.
+	Replace(map[string]any, string)
+	// Index returns the stored objects that share at least one indexed
+	// value of the named index with obj, each once, in no particular order.
+	Index(indexName string, obj any) ([]any, error)
+	// IndexKeys returns, sorted, the keys of the objects indexed under
+	// indexedValue in the named index.
+	IndexKeys(indexName, indexedValue string) ([]string, error)
+	// Bookmark records rv as the store's resource version.
+	Bookmark(rv string)
+	// LastStoreSyncResourceVersion returns the store's resource version: the
+	// last one recorded by Add, Update, DeleteWithObject, Replace or
+	// Bookmark, whichever came last (it is not compared, an older version
+	// recorded later wins).
+	LastStoreSyncResourceVersion() string
+	// ListIndexFuncValues returns the values present in the named index, in
+	// no particular order; none for an unknown index.
+	ListIndexFuncValues(name string) []string
+	// ByIndex returns the objects indexed under indexedValue in the named
+	// index, in no particular order.
+	ByIndex(indexName, indexedValue string) ([]any, error)
+	// GetIndexers returns the index functions by name.
+	GetIndexers() Indexers
+
+	// AddIndexers adds index functions and indexes the stored objects with
+	// them. It fails, changing nothing, when a name is already in use.
+	AddIndexers(newIndexers Indexers) error
+	// Resync does nothing.
+	//
+	// Deprecated: it has no effect and is kept for compatibility.
+	Resync() error
+}
+
+// ThreadSafeStoreWithTransaction is a [ThreadSafeStore] that can apply several
+// writes while holding its lock once.
+type ThreadSafeStoreWithTransaction interface {
+	ThreadSafeStore
+	// Transaction applies the writes in order while holding the lock. See
+	// [TransactionStore].
+	Transaction(fns ...ThreadSafeStoreTransaction)
+}
+
+// ThreadSafeStoreOption configures a store built by [NewThreadSafeStore].
+type ThreadSafeStoreOption = func(*threadSafeMap)
+
+// WithThreadSafeStoreMetrics publishes the store's resource version as a gauge
+// of the given identity, created by metricsProvider (nil: the process-wide
+// provider of [SetInformerMetricsProvider]). Nothing is published for an
+// identity that is not reserved.
+func WithThreadSafeStoreMetrics(identifier InformerNameAndResource, metricsProvider InformerMetricsProvider) ThreadSafeStoreOption {
+	return func(c *threadSafeMap) {
+		c.metrics = newStoreMetrics(identifier, metricsProvider)
+	}
+}
+
+// NewThreadSafeStore returns an empty [ThreadSafeStore] (which is also a
+// [ThreadSafeStoreWithTransaction]) with the given index functions. indices
+// exists for compatibility with client-go: pass Indices{} or nil, its
+// contents are ignored. The store keeps its own copy of indexers; nil index
+// functions are reported to HandleError and left out.
+func NewThreadSafeStore(indexers Indexers, indices Indices, opts ...ThreadSafeStoreOption) ThreadSafeStore {
+	return newThreadSafeMap(indexers, opts...)
+}
+
+func newThreadSafeMap(indexers Indexers, opts ...ThreadSafeStoreOption) *threadSafeMap {
+	usable := make(Indexers, len(indexers))
+	for name, fn := range indexers {
+		if fn == nil {
+			utilruntime.HandleError(errors.New("index function " + strconv.Quote(name) + " is nil, the index is left out"))
+			continue
+		}
+		usable[name] = fn
+	}
+	set, _ := emptyIndexSet.with(usable) // cannot fail: no conflicts, no nil function
+	c := &threadSafeMap{
+		items: map[string]any{},
+		index: newStoreIndex(set),
+	}
+	c.indexSet.Store(set)
+	for _, opt := range opts {
+		if opt != nil {
+			opt(c)
+		}
+	}
+	if c.metrics == nil {
+		c.metrics = &storeMetrics{resourceVersion: noopMetric{}}
+	}
+	return c
+}
+
+var _ ThreadSafeStoreWithTransaction = (*threadSafeMap)(nil)
+
+// errNilObject refuses to store a nil object: it could not be told apart from
+// a missing one and index functions would be called with nil.
+var errNilObject = errors.New("cannot store a nil object")
+
+// threadSafeMap implements ThreadSafeStoreWithTransaction: one RWMutex around
+// the items, their indexes and the resource version.
+//
+// Writers compute the indexed values of an object before taking the lock,
+// from the current indexSet; under the lock they recompute only if
+// AddIndexers changed the set meanwhile. A failing index function therefore
+// refuses the write before anything is modified.
+type threadSafeMap struct {
+	lock  sync.RWMutex
+	items map[string]any // guarded by lock; never holds a nil value
+	// index is guarded by lock; it indexes exactly the keys of items.
+	index *storeIndex
+	// indexSet is index.set, readable without the lock; stored under lock.
+	indexSet atomic.Pointer[indexSet]
+	// rv is guarded by lock: the store's resource version.
+	rv string
+
+	metrics *storeMetrics // set at construction, never nil
+}
+
+// keyedValues is one prepared write: the indexed values of an object computed
+// with a given index set.
+type keyedValues struct {
+	set    *indexSet
+	values [][]string
+}
+
+// prepare computes the indexed values of obj with the current index set. buf
+// is scratch space for the result.
+func (c *threadSafeMap) prepare(key string, obj any, buf [][]string) (keyedValues, error) {
+	if obj == nil {
+		return keyedValues{}, &nilItemError{key: key}
+	}
+	set := c.indexSet.Load()
+	values, err := set.compute(key, obj, 0, buf[:0])
+	return keyedValues{set: set, values: values}, err
+}
+
+// refreshLocked returns p, recomputed if the index set changed since it was
+// prepared.
+func (c *threadSafeMap) refreshLocked(key string, obj any, p keyedValues) (keyedValues, error) {
+	if p.set == c.index.set {
+		return p, nil
+	}
+	values, err := c.index.set.compute(key, obj, len(p.set.names), p.values)
+	if err != nil {
+		return p, err
+	}
+	return keyedValues{set: c.index.set, values: values}, nil
+}
+
+// Add is Update.
+func (c *threadSafeMap) Add(key string, obj any) {
+	c.Update(key, obj)
+}
+
+// Update stores obj under key. A refused write is reported to HandleError.
+func (c *threadSafeMap) Update(key string, obj any) {
+	if err := c.update(key, obj); err != nil {
+		utilruntime.HandleError(err)
+	}
+}
+
+// update stores obj under key and records its resource version. It fails,
+// changing nothing, when obj is nil or an index function fails on it.
+func (c *threadSafeMap) update(key string, obj any) error {
+	var buf [4][]string
+	p, err := c.prepare(key, obj, buf[:])
+	if err != nil {
+		return err
+	}
+	return c.commit(key, obj, p)
+}
+
+// commit stores obj under key with the indexed values prepared for it, and
+// records its resource version.
+func (c *threadSafeMap) commit(key string, obj any, p keyedValues) error {
+	rv, hasRV := rvFromObject(obj)
+	c.lock.Lock()
+	defer c.lock.Unlock()
+	p, err := c.refreshLocked(key, obj, p)
+	if err != nil {
+		return err
+	}
+	c.items[key] = obj
+	c.index.update(key, p.values)
+	if hasRV {
+		c.setRVLocked(rv)
+	}
+	return nil
+}
+
+// Delete removes key without touching the resource version.
+func (c *threadSafeMap) Delete(key string) {
+	c.DeleteWithObject(key, nil)
+}
+
+// DeleteWithObject removes key and records the resource version of obj.
+func (c *threadSafeMap) DeleteWithObject(key string, obj any) {
+	rv, hasRV := "", false
+	if obj != nil {
+		rv, hasRV = rvFromObject(obj)
+	}
+	c.lock.Lock()
+	defer c.lock.Unlock()
+	c.deleteLocked(key)
+	if hasRV {
+		c.setRVLocked(rv)
+	}
+}
+
+func (c *threadSafeMap) deleteLocked(key string) {
+	if _, ok := c.items[key]; ok {
+		c.index.update(key, nil)
+		delete(c.items, key)
+	}
+}
+
+// Transaction applies txns in order under one lock. Writes that cannot be
+// applied are reported to HandleError; see transaction.
+func (c *threadSafeMap) Transaction(txns ...ThreadSafeStoreTransaction) {
+	for _, err := range c.transaction(txns) {
+		if err != nil {
+			utilruntime.HandleError(err)
+		}
+	}
+}
+
+// transaction applies txns in order while holding the lock once, and then
+// records the resource version of the object of the last applied write. A
+// write is not applied, and its error is returned at its position, when its
+// type is unknown, or it is an add or update of a nil object or of an object
+// an index function fails on. The result is nil when every write applied.
+func (c *threadSafeMap) transaction(txns []ThreadSafeStoreTransaction) []error {
+	if len(txns) == 0 {
+		return nil
+	}
+	var errs []error
+	fail := func(i int, err error) {
+		if errs == nil {
+			errs = make([]error, len(txns))
+		}
+		errs[i] = err
+	}
+	prepared := make([]keyedValues, len(txns))
+	for i, txn := range txns {
+		switch txn.Type {
+		case TransactionTypeAdd, TransactionTypeUpdate:
+			p, err := c.prepare(txn.Key, txn.Object, nil)
+			if err != nil {
+				fail(i, err)
+				continue
+			}
+			prepared[i] = p
+		case TransactionTypeDelete:
+		default:
+			fail(i, &unknownTransactionTypeError{txn.Type})
+		}
+	}
+
+	c.lock.Lock()
+	defer c.lock.Unlock()
+	last := -1
+	for i, txn := range txns {
+		if errs != nil && errs[i] != nil {
+			continue
+		}
+		if txn.Type == TransactionTypeDelete {
+			c.deleteLocked(txn.Key)
+			last = i
+			continue
+		}
+		p, err := c.refreshLocked(txn.Key, txn.Object, prepared[i])
+		if err != nil {
+			fail(i, err)
+			continue
+		}
+		c.items[txn.Key] = txn.Object
+		c.index.update(txn.Key, p.values)
+		last = i
+	}
+	if last >= 0 {
+		if rv, ok := rvFromObject(txns[last].Object); ok {
+			c.setRVLocked(rv)
+		}
+	}
+	return errs
+}
+
+// Get returns the object stored under key. It does not allocate.
+func (c *threadSafeMap) Get(key string) (item any, exists bool) {
+	c.lock.RLock()
+	defer c.lock.RUnlock()
+	item, exists = c.items[key]
+	return item, exists
+}
+
+// getBytes is Get with the key given as bytes; the lookup does not allocate.
+func (c *threadSafeMap) getBytes(key []byte) (item any, exists bool) {
+	c.lock.RLock()
+	defer c.lock.RUnlock()
+	item, exists = c.items[string(key)]
+	return item, exists
+}
+
+// List returns every object.
+func (c *threadSafeMap) List() []any {
+	c.lock.RLock()
+	defer c.lock.RUnlock()
+	list := make([]any, 0, len(c.items))
+	for _, item := range c.items {
+		list = append(list, item)
+	}
+	return list
+}
+
+// ListKeys returns every key.
+func (c *threadSafeMap) ListKeys() []string {
+	c.lock.RLock()
+	defer c.lock.RUnlock()
+	keys := make([]string, 0, len(c.items))
+	for key := range c.items {
+		keys = append(keys, key)
+	}
+	return keys
+}
+
+// Replace swaps in items. A refused replace is reported to HandleError.
+func (c *threadSafeMap) Replace(items map[string]any, resourceVersion string) {
+	if err := c.replace(items, resourceVersion); err != nil {
+		utilruntime.HandleError(err)
+	}
+}
+
+// replace swaps in items, taking ownership of the map, and records
+// resourceVersion. It fails, changing nothing, when items holds a nil object
+// or an index function fails on one of them. The new indexes are built
+// before the lock is taken, so readers are not blocked while that runs.
+func (c *threadSafeMap) replace(items map[string]any, resourceVersion string) error {
+	if items == nil {
+		items = map[string]any{}
+	}
+	set := c.indexSet.Load()
+	idx, err := buildStoreIndex(set, items)
+	if err != nil {
+		return err
+	}
+	c.lock.Lock()
+	defer c.lock.Unlock()
+	if set != c.index.set {
+		if idx, err = buildStoreIndex(c.index.set, items); err != nil {
+			return err
+		}
+	}
+	c.items = items
+	c.index = idx
+	c.setRVLocked(resourceVersion)
+	return nil
+}
+
+// buildStoreIndex indexes items with set.
+func buildStoreIndex(set *indexSet, items map[string]any) (*storeIndex, error) {
+	idx := newStoreIndex(set)
+	var buf [4][]string
+	for key, obj := range items {
+		if obj == nil {
+			return nil, &nilItemError{key: key}
+		}
+		values, err := set.compute(key, obj, 0, buf[:0])
+		if err != nil {
+			return nil, err
+		}
+		idx.update(key, values)
+	}
+	return idx, nil
+}
+
+// Index returns the objects sharing an indexed value with obj.
+func (c *threadSafeMap) Index(indexName string, obj any) ([]any, error) {
+	set := c.indexSet.Load()
+	pos, ok := set.positions[indexName]
+	if !ok {
+		return nil, errIndexNotFound(indexName)
+	}
+	values, err := set.funcs[pos](obj)
+	if err != nil {
+		return nil, err
+	}
+	c.lock.RLock()
+	defer c.lock.RUnlock()
+	keys, err := c.index.keysByValues(indexName, values)
+	if err != nil {
+		return nil, err
+	}
+	return c.objectsLocked(keys), nil
+}
+
+// ByIndex returns the objects indexed under indexedValue.
+func (c *threadSafeMap) ByIndex(indexName, indexedValue string) ([]any, error) {
+	c.lock.RLock()
+	defer c.lock.RUnlock()
+	keys, err := c.index.keysByValue(indexName, indexedValue)
+	if err != nil {
+		return nil, err
+	}
+	return c.objectsLocked(keys), nil
+}
+
+func (c *threadSafeMap) objectsLocked(keys sets.Set[string]) []any {
+	list := make([]any, 0, len(keys))
+	for key := range keys {
+		list = append(list, c.items[key])
+	}
+	return list
+}
+
+// IndexKeys returns the sorted keys indexed under indexedValue.
+func (c *threadSafeMap) IndexKeys(indexName, indexedValue string) ([]string, error) {
+	c.lock.RLock()
+	defer c.lock.RUnlock()
+	keys, err := c.index.keysByValue(indexName, indexedValue)
+	if err != nil {
+		return nil, err
+	}
+	return sets.List(keys), nil
+}
+
+// ListIndexFuncValues returns the values present in the named index.
+func (c *threadSafeMap) ListIndexFuncValues(indexName string) []string {
+	c.lock.RLock()
+	defer c.lock.RUnlock()
+	return c.index.indexedValues(indexName)
+}
+
+// GetIndexers returns a copy of the index functions. Unlike client-go, which
+// hands out its live map, the result is the caller's to modify.
+func (c *threadSafeMap) GetIndexers() Indexers {
+	return c.indexSet.Load().indexers()
+}
+
+// AddIndexers adds indexes and indexes the stored objects with them. It
+// fails, changing nothing, on a name conflict, a nil function, or an index
+// function failing on a stored object.
+func (c *threadSafeMap) AddIndexers(newIndexers Indexers) error {
+	c.lock.Lock()
+	defer c.lock.Unlock()
+	set, err := c.index.set.with(newIndexers)
+	if err != nil {
+		return err
+	}
+	if set == c.index.set {
+		return nil
+	}
+	first := len(c.index.set.names)
+	added := make(map[string][][]string, len(c.items))
+	for key, obj := range c.items {
+		values, err := set.compute(key, obj, first, nil)
+		if err != nil {
+			return err
+		}
+		added[key] = values
+	}
+	c.index.extend(set, added)
+	c.indexSet.Store(set)
+	return nil
+}
+
+// Resync does nothing.
+func (c *threadSafeMap) Resync() error {
+	return nil
+}
+
+// Bookmark records rv as the store's resource version.
+func (c *threadSafeMap) Bookmark(rv string) {
+	c.lock.Lock()
+	defer c.lock.Unlock()
+	c.setRVLocked(rv)
+}
+
+// LastStoreSyncResourceVersion returns the store's resource version.
+func (c *threadSafeMap) LastStoreSyncResourceVersion() string {
+	c.lock.RLock()
+	defer c.lock.RUnlock()
+	return c.rv
+}
+
+// setRVLocked records rv and publishes it when it parses as a number.
+func (c *threadSafeMap) setRVLocked(rv string) {
+	c.rv = rv
+	if n, err := parseRVForMetricsWithTruncation(rv); err == nil {
+		c.metrics.resourceVersion.Set(float64(n))
+	}
+}
+
+// rvFromObject returns the resource version of an object with metadata.
+func rvFromObject(obj any) (string, bool) {
+	m, err := objectMeta(obj)
+	if err != nil {
+		return "", false
+	}
+	return m.GetResourceVersion(), true
+}
+
+// parseRVForMetricsWithTruncation parses the last 15 digits of rv, so that
+// the float64 of a metric holds it exactly. "" is 0.
+func parseRVForMetricsWithTruncation(rv string) (int64, error) {
+	if rv == "" {
+		return 0, nil
+	}
+	if len(rv) > 15 {
+		rv = rv[len(rv)-15:]
+	}
+	return strconv.ParseInt(rv, 10, 64)
+}
+
+// nilItemError refuses to store a nil object under key.
+type nilItemError struct{ key string }
+
+// Error names the key.
+func (e *nilItemError) Error() string {
+	return "cannot store a nil object under key " + strconv.Quote(e.key)
+}
+
+// Unwrap returns errNilObject.
+func (e *nilItemError) Unwrap() error { return errNilObject }
+
+// unknownTransactionTypeError refuses a transaction of an unknown type.
+type unknownTransactionTypeError struct{ typ TransactionType }
+
+// Error names the type.
+func (e *unknownTransactionTypeError) Error() string {
+	return "unknown transaction type " + strconv.Quote(string(e.typ))
+}

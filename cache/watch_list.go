@@ -1,0 +1,141 @@
+package cache
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+)
+
+// watchListSemanticsOptOut is implemented by clients and ListerWatchers that
+// can say they do not implement streaming lists. The method name is the one
+// client-go's fake clientsets use, so that they keep opting out here.
+type watchListSemanticsOptOut interface {
+	IsWatchListSemanticsUnSupported() bool
+}
+
+// clientLacksWatchListSemantics reports whether client opted out of streaming
+// lists: it implements IsWatchListSemanticsUnSupported and that returns true.
+// Anything else, including nil, is assumed to support them.
+func clientLacksWatchListSemantics(client any) bool {
+	optOut, ok := client.(watchListSemanticsOptOut)
+	return ok && optOut.IsWatchListSemanticsUnSupported()
+}
+
+// watchListOptions returns the options of a streaming list (a watch that
+// starts with the current state as synthetic ADDED events, ended by a
+// bookmark annotated with [metav1.InitialEventsAnnotationKey]) starting at
+// resourceVersion, "" meaning the most recent state read from a quorum.
+func watchListOptions(resourceVersion string, timeoutSeconds int64) metav1.ListOptions {
+	return metav1.ListOptions{
+		ResourceVersion:      resourceVersion,
+		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
+		SendInitialEvents:    ptr.To(true),
+		AllowWatchBookmarks:  true,
+		TimeoutSeconds:       ptr.To(timeoutSeconds),
+	}
+}
+
+// watchOptions returns the options of a plain watch resuming at
+// resourceVersion.
+func watchOptions(resourceVersion string, timeoutSeconds int64) metav1.ListOptions {
+	return metav1.ListOptions{
+		ResourceVersion:     resourceVersion,
+		AllowWatchBookmarks: true,
+		TimeoutSeconds:      ptr.To(timeoutSeconds),
+	}
+}
+
+// isInitialEventsEndBookmark reports whether the bookmark metadata m marks the
+// end of a streaming list's initial events.
+func isInitialEventsEndBookmark(m metav1.Object) bool {
+	return m.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true"
+}
+
+// watchListAccumulator collects the initial events of a streaming list before
+// they are handed to the reflector's store in one Replace. It keeps objects in
+// arrival order, keyed by [DeletionHandlingMetaNamespaceKeyFunc], and applies
+// the destination store's transform on Add and Update so that the list
+// carries transformed objects, as client-go's temporary store does. It is
+// used by one goroutine only.
+type watchListAccumulator struct {
+	transform TransformFunc // may be nil
+	index     map[string]int
+	objects   []any // nil entries are deleted objects
+	live      int   // number of non-nil entries in objects
+}
+
+func newWatchListAccumulator(transform TransformFunc) *watchListAccumulator {
+	return &watchListAccumulator{transform: transform, index: map[string]int{}}
+}
+
+// Add records obj, replacing an earlier object of the same key in place.
+func (a *watchListAccumulator) Add(obj any) error {
+	if a.transform != nil {
+		transformed, err := a.transform(obj)
+		if err != nil {
+			return err
+		}
+		obj = transformed
+	}
+	key, err := DeletionHandlingMetaNamespaceKeyFunc(obj)
+	if err != nil {
+		return KeyError{Obj: obj, Err: err}
+	}
+	if i, ok := a.index[key]; ok && a.objects[i] != nil {
+		a.objects[i] = obj
+		return nil
+	}
+	a.index[key] = len(a.objects)
+	a.objects = append(a.objects, obj)
+	a.live++
+	return nil
+}
+
+// Update is Add.
+func (a *watchListAccumulator) Update(obj any) error {
+	return a.Add(obj)
+}
+
+// Delete forgets the object with obj's key.
+func (a *watchListAccumulator) Delete(obj any) error {
+	key, err := DeletionHandlingMetaNamespaceKeyFunc(obj)
+	if err != nil {
+		return KeyError{Obj: obj, Err: err}
+	}
+	if i, ok := a.index[key]; ok {
+		delete(a.index, key)
+		a.objects[i] = nil
+		a.live--
+	}
+	return nil
+}
+
+// Replace is never called on an accumulator; it exists to satisfy
+// [ReflectorStore].
+func (a *watchListAccumulator) Replace(list []any, _ string) error {
+	clear(a.index)
+	a.objects, a.live = a.objects[:0], 0
+	for _, obj := range list {
+		if err := a.Add(obj); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Resync does nothing.
+func (a *watchListAccumulator) Resync() error { return nil }
+
+// List returns the collected objects in arrival order. The slice is new; the
+// objects are shared.
+func (a *watchListAccumulator) List() []any {
+	out := make([]any, 0, a.live)
+	for _, obj := range a.objects {
+		if obj != nil {
+			out = append(out, obj)
+		}
+	}
+	return out
+}
+
+// Len returns the number of collected objects.
+func (a *watchListAccumulator) Len() int { return a.live }
