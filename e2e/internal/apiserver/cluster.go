@@ -132,6 +132,15 @@ func (c *Cluster) StopAPIServer() {
 	c.api.stop()
 }
 
+// KillAPIServer kills kube-apiserver with SIGKILL (etcd keeps running): its
+// connections break without a goodbye, as when the server crashes. Clients
+// see their connections refused until StartAPIServer.
+func (c *Cluster) KillAPIServer() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.api.kill()
+}
+
 // StartAPIServer starts kube-apiserver again, on the same address with the
 // same credentials, and waits until it is ready. It is a no-op if it runs.
 func (c *Cluster) StartAPIServer(ctx context.Context) error {

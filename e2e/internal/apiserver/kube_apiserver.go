@@ -101,6 +101,14 @@ func (k *kubeAPIServer) stop() {
 	}
 }
 
+// kill kills kube-apiserver with SIGKILL if it runs.
+func (k *kubeAPIServer) kill() {
+	if k.proc != nil {
+		k.proc.kill()
+		k.proc = nil
+	}
+}
+
 func (k *kubeAPIServer) url() string {
 	return "https://127.0.0.1:" + strconv.Itoa(k.port)
 }

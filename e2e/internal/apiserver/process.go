@@ -75,6 +75,18 @@ func (p *process) stop() {
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 }
 
+// kill sends SIGKILL to the process group and returns once the process
+// has exited. It is a no-op on an exited process.
+func (p *process) kill() {
+	select {
+	case <-p.exited:
+		return
+	default:
+	}
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	<-p.exited
+}
+
 // exitError returns why the process exited, or nil while it runs.
 func (p *process) exitError() error {
 	select {
