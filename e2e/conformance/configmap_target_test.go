@@ -2,7 +2,6 @@ package conformance_test
 
 import (
 	"context"
-	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,6 +11,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/informer-go/informer/cache"
 	"github.com/informer-go/informer/cache/testing/conformance"
 	"github.com/informer-go/informer/e2e/internal/apiserver"
 )
@@ -32,7 +32,7 @@ var (
 func (c *configMapTarget) Namespace() string { return c.namespace }
 
 func (c *configMapTarget) ListerWatcher() conformance.ListerWatcher {
-	return &configMapListWatch{client: c.client, namespace: c.namespace}
+	return configMapListWatch(c.client, c.namespace)
 }
 
 func (c *configMapTarget) Create(ctx context.Context, m *metav1.ObjectMeta) (metav1.Object, error) {
@@ -95,37 +95,31 @@ func (c *configMapTarget) Compact(ctx context.Context) error {
 	return c.cluster.RestartAPIServer(ctx)
 }
 
-// configMapListWatch lists and watches the ConfigMaps of one namespace,
-// with the method set of cache.ListerWatcherWithContext.
-type configMapListWatch struct {
-	client    kubernetes.Interface
-	namespace string
-}
-
-// ListWithContext lists like the typed client's List but without retries:
-// client-go retries a 504 carrying Retry-After up to ten times, and the
-// apiserver answers a list at a resourceVersion it has not reached with one
-// after waiting 3s. The scenarios check that answer, not client-go's retry
-// policy, and would wait 40s for each such list.
-func (l *configMapListWatch) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-	list := &corev1.ConfigMapList{}
-	err := l.client.CoreV1().RESTClient().Get().
-		Namespace(l.namespace).
-		Resource("configmaps").
-		VersionedParams(&opts, scheme.ParameterCodec).
-		MaxRetries(0).
-		Do(ctx).
-		Into(list)
-	if err != nil {
-		return nil, fmt.Errorf("list configmaps in %s: %w", l.namespace, err)
+// configMapListWatch lists and watches the ConfigMaps of namespace through
+// client-go's typed clientset. The list goes through the clientset's REST
+// client to turn off retries: client-go retries a 504 carrying Retry-After
+// up to ten times, and the apiserver answers a list at a resourceVersion it
+// has not reached with one after waiting 3s. The scenarios check that
+// answer, not client-go's retry policy, and would wait 40s for each such
+// list.
+func configMapListWatch(client kubernetes.Interface, namespace string) *cache.ListWatch {
+	return &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			list := &corev1.ConfigMapList{}
+			err := client.CoreV1().RESTClient().Get().
+				Namespace(namespace).
+				Resource("configmaps").
+				VersionedParams(&opts, scheme.ParameterCodec).
+				MaxRetries(0).
+				Do(ctx).
+				Into(list)
+			if err != nil {
+				return nil, err
+			}
+			return list, nil
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			return client.CoreV1().ConfigMaps(namespace).Watch(ctx, opts)
+		},
 	}
-	return list, nil
-}
-
-func (l *configMapListWatch) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-	w, err := l.client.CoreV1().ConfigMaps(l.namespace).Watch(ctx, opts)
-	if err != nil {
-		return nil, fmt.Errorf("watch configmaps in %s: %w", l.namespace, err)
-	}
-	return w, nil
 }

@@ -64,9 +64,11 @@ func (e *Env) Run(m *testing.M, apiServerArgs []string) int {
 	if code != 0 {
 		fmt.Fprintf(os.Stderr, "e2e: tests failed; cluster logs kept in %s\n%s", cluster.Dir(), cluster.LogTails(50))
 	}
+	// Stopping the cluster first ends the connections of client-go's
+	// transports, and with them their goroutines.
 	cluster.Stop(code != 0)
 	if code == 0 {
-		if err := goleak.Find(leakOptions()...); err != nil {
+		if err := goleak.Find(); err != nil {
 			fmt.Fprintf(os.Stderr, "e2e: goroutines leaked: %v\n", err)
 			code = 1
 		}
@@ -91,13 +93,4 @@ func (e *Env) Cluster(t testing.TB) *Cluster {
 		}
 	})
 	return e.cluster
-}
-
-// leakOptions are the goroutines a test binary may leave behind through
-// client-go and klog, not through the code under test.
-func leakOptions() []goleak.Option {
-	return []goleak.Option{
-		// klog's periodic flush, started by its package initialisation.
-		goleak.IgnoreTopFunction("k8s.io/klog/v2.(*flushDaemon).run.func1"),
-	}
 }
