@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -83,6 +84,12 @@ type recordingListWatch struct {
 	// firstEvent is closed when any watch delivers its first event.
 	firstEvent     chan struct{}
 	firstEventOnce sync.Once
+	// pauseFirstEvent, when set before the first watch, holds the first
+	// event of any watch until it is closed.
+	pauseFirstEvent chan struct{}
+	// streams counts the streaming lists opened, completedStreams those
+	// that delivered their "k8s.io/initial-events-end" bookmark.
+	streams, completedStreams atomic.Int32
 }
 
 var (
@@ -140,6 +147,9 @@ func (r *recordingListWatch) WatchWithContext(ctx context.Context, opts metav1.L
 			return nil, ctx.Err()
 		}
 	}
+	if opts.SendInitialEvents != nil && *opts.SendInitialEvents {
+		r.streams.Add(1)
+	}
 	w, err := r.lw.WatchWithContext(ctx, opts)
 	if err != nil {
 		r.mu.Lock()
@@ -148,7 +158,15 @@ func (r *recordingListWatch) WatchWithContext(ctx context.Context, opts metav1.L
 		return nil, err
 	}
 	rw := newRecordingWatch(w, func(e watch.Event) {
-		r.firstEventOnce.Do(func() { close(r.firstEvent) })
+		r.firstEventOnce.Do(func() {
+			close(r.firstEvent)
+			if r.pauseFirstEvent != nil {
+				<-r.pauseFirstEvent
+			}
+		})
+		if isInitialEventsEnd(e) {
+			r.completedStreams.Add(1)
+		}
 		if e.Type == watch.Error {
 			r.mu.Lock()
 			defer r.mu.Unlock()
@@ -159,6 +177,16 @@ func (r *recordingListWatch) WatchWithContext(ctx context.Context, opts metav1.L
 	r.current = rw
 	r.mu.Unlock()
 	return rw, nil
+}
+
+// isInitialEventsEnd reports whether e is the bookmark that ends the
+// initial events of a streaming list.
+func isInitialEventsEnd(e watch.Event) bool {
+	if e.Type != watch.Bookmark {
+		return false
+	}
+	m, err := meta.Accessor(e.Object)
+	return err == nil && m.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true"
 }
 
 // recordingWatch passes on the events of a watch, showing each to a
@@ -458,8 +486,9 @@ func newConfigMap(namespace, name string, labels map[string]string) *corev1.Conf
 }
 
 // createConfigMaps creates n ConfigMaps named cm-00000, cm-00001, ... in
-// namespace, several at a time.
-func createConfigMaps(t *testing.T, client kubernetes.Interface, namespace string, n int) {
+// namespace, several at a time, each with size bytes of data besides its
+// metadata.
+func createConfigMaps(t *testing.T, client kubernetes.Interface, namespace string, n, size int) {
 	t.Helper()
 	const workers = 16
 	names := make(chan string)
@@ -468,7 +497,11 @@ func createConfigMaps(t *testing.T, client kubernetes.Interface, namespace strin
 	for range workers {
 		wg.Go(func() { // exits when names is closed
 			for name := range names {
-				_, err := client.CoreV1().ConfigMaps(namespace).Create(t.Context(), newConfigMap(namespace, name, nil), metav1.CreateOptions{})
+				cm := newConfigMap(namespace, name, nil)
+				if size > 0 {
+					cm.Data["payload"] = strings.Repeat("x", size)
+				}
+				_, err := client.CoreV1().ConfigMaps(namespace).Create(t.Context(), cm, metav1.CreateOptions{})
 				if err != nil {
 					failed.CompareAndSwap(nil, &err)
 				}

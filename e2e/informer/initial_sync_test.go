@@ -29,7 +29,7 @@ func TestInitialSync(t *testing.T) {
 	client := cluster.Client()
 	ns := cluster.CreateNamespace(t)
 	start := time.Now()
-	createConfigMaps(t, client, ns, n)
+	createConfigMaps(t, client, ns, n, 0)
 	t.Logf("created %d ConfigMaps in %v", n, time.Since(start).Round(time.Millisecond))
 
 	for _, list := range []struct {
