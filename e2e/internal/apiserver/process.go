@@ -20,6 +20,9 @@ type process struct {
 	name    string
 	cmd     *exec.Cmd
 	logPath string
+	// grace is how long stop waits after SIGTERM: stopGrace, or shorter in
+	// tests.
+	grace time.Duration
 	// exited is closed once the process has exited; err is then its exit
 	// status.
 	exited chan struct{}
@@ -43,7 +46,7 @@ func startProcess(name, binary string, args []string, logPath string) (*process,
 		logFile.Close()
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
-	p := &process{name: name, cmd: cmd, logPath: logPath, exited: make(chan struct{})}
+	p := &process{name: name, cmd: cmd, logPath: logPath, grace: stopGrace, exited: make(chan struct{})}
 	go func() { // exits when the process does; stop waits on exited
 		p.err = cmd.Wait()
 		logFile.Close()
@@ -52,7 +55,7 @@ func startProcess(name, binary string, args []string, logPath string) (*process,
 	return p, nil
 }
 
-// stop sends SIGTERM to the process group, then SIGKILL after stopGrace,
+// stop sends SIGTERM to the process group, then SIGKILL after the grace period,
 // and returns once the process has exited. It is a no-op on an exited
 // process.
 func (p *process) stop() {
@@ -63,7 +66,7 @@ func (p *process) stop() {
 	}
 	pgid := p.cmd.Process.Pid
 	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	timer := time.NewTimer(stopGrace)
+	timer := time.NewTimer(p.grace)
 	defer timer.Stop()
 	select {
 	case <-p.exited:

@@ -38,10 +38,14 @@ type Paths struct {
 
 // Ensure returns the paths of etcd and kube-apiserver, building them first
 // if they are neither in $KUBEBUILDER_ASSETS nor in the cache directory.
-// Progress of a build is written to progress, one line at a time. It blocks
+// Progress of a build is written to progress (if not nil), one line at a
+// time. It blocks
 // until both binaries exist or ctx is done, and is safe to call from
 // several processes at once: they build once, under a lock file.
 func Ensure(ctx context.Context, progress io.Writer) (Paths, error) {
+	if progress == nil {
+		progress = io.Discard
+	}
 	if dir := os.Getenv(EnvAssets); dir != "" {
 		p := Paths{Etcd: filepath.Join(dir, "etcd"), KubeAPIServer: filepath.Join(dir, "kube-apiserver")}
 		for _, f := range []string{p.Etcd, p.KubeAPIServer} {
