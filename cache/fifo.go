@@ -90,16 +90,20 @@ func (f *FIFO) Delete(obj any) error {
 }
 
 // Replace discards everything queued and queues the given objects instead, in
-// no particular order; a later object wins over an earlier one with the same
-// key. The first Replace before any other write defines the first batch.
+// list order; a later object wins over an earlier one with the same key but
+// keeps the earlier one's place. The first Replace before any other write defines the first batch.
 // resourceVersion is ignored. A key error leaves the FIFO unchanged and is
 // returned as a [KeyError].
 func (f *FIFO) Replace(list []any, resourceVersion string) error {
 	items := make(map[string]any, len(list))
+	queue := make([]string, 0, len(list))
 	for _, obj := range list {
 		key, err := f.keyFunc(obj)
 		if err != nil {
 			return KeyError{obj, err}
+		}
+		if _, seen := items[key]; !seen {
+			queue = append(queue, key)
 		}
 		items[key] = obj
 	}
@@ -108,11 +112,7 @@ func (f *FIFO) Replace(list []any, resourceVersion string) error {
 	defer f.mu.Unlock()
 	f.sync.replaced(len(items))
 	f.items = items
-	clear(f.queue)
-	f.queue = f.queue[:0]
-	for key := range items {
-		f.queue = append(f.queue, key)
-	}
+	f.queue = queue
 	if len(f.queue) > 0 {
 		f.cond.Broadcast()
 	}

@@ -1,0 +1,93 @@
+package cache
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/klog/v2"
+)
+
+// FuzzReflectorWatchEvents feeds arbitrary event sequences, valid and
+// malformed, to a reflector's watch handling and checks that it never panics,
+// that the store ends up as a naive model says, and that the resource version
+// it records is that of the last applied event.
+func FuzzReflectorWatchEvents(f *testing.F) {
+	f.Add([]byte{0, 1, 1, 2, 2, 1, 3, 7})
+	f.Add([]byte{4, 0, 5, 1, 6, 2, 7, 3, 8, 4, 9, 5, 10, 6})
+	f.Add([]byte{3, 3, 3, 0, 0, 2, 2})
+	f.Fuzz(func(t *testing.T, script []byte) { fuzzReflectorWatchEvents(t, script) })
+}
+
+// fuzzReflectorWatchEvents is the body of FuzzReflectorWatchEvents.
+func fuzzReflectorWatchEvents(t testing.TB, script []byte) {
+	types := []watch.EventType{watch.Added, watch.Modified, watch.Deleted, watch.Bookmark, "Unknown"}
+	ctx := klog.NewContext(context.Background(), klog.Logger{}) // the zero logger discards
+	var events []watch.Event
+	model := map[string]string{}
+	wantRV := "1"
+	for i := 0; i+1 < len(script); i += 2 {
+		typ := types[int(script[i])%len(types)]
+		name := "o" + strconv.Itoa(int(script[i+1]%8))
+		rv := strconv.Itoa(i + 2)
+		var obj runtime.Object
+		valid := true
+		switch script[i] / 16 % 6 {
+		case 0, 1, 2:
+			obj = pom(name, rv)
+		case 3:
+			obj = (*metav1.PartialObjectMetadata)(nil)
+			valid = false
+		case 4:
+			obj = &metav1.Status{}
+			valid = false
+		case 5:
+			obj = &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Pod"}}
+			valid = false
+		}
+		events = append(events, watch.Event{Type: typ, Object: obj})
+		if !valid || typ == "Unknown" {
+			continue
+		}
+		switch typ {
+		case watch.Added, watch.Modified:
+			model[name] = rv
+		case watch.Deleted:
+			delete(model, name)
+		}
+		wantRV = rv
+	}
+
+	store := newRecordingStore()
+	r := NewReflectorWithOptions(newScriptedLW(nil, nil), &metav1.PartialObjectMetadata{}, store, ReflectorOptions{Name: "fuzz"})
+	r.setLastSyncResourceVersion("1")
+	gotRV := "1"
+	_, err := r.handleWatch(ctx, r.clock.Now(), newScriptedWatch(events, true), watchSession{
+		store:             store,
+		onResourceVersion: func(rv string, _ bool) { gotRV = rv },
+	})
+	if _, short := err.(*VeryShortWatchError); err != nil && !short {
+		t.Fatalf("handleWatch: %v", err)
+	}
+	var want []string
+	for name, rv := range model {
+		want = append(want, testNamespace+"/"+name+"@"+rv)
+	}
+	slices.Sort(want)
+	var got []string
+	for _, p := range store.items {
+		got = append(got, testObjString(p))
+	}
+	slices.Sort(got)
+	if !slices.Equal(want, got) {
+		t.Fatalf("store %v, want %v", got, want)
+	}
+	if gotRV != wantRV {
+		t.Fatalf("resource version %q, want %q", gotRV, wantRV)
+	}
+}
