@@ -1,0 +1,30 @@
+// Command buildbins builds (or finds) the etcd and kube-apiserver binaries
+// the end-to-end tests run, printing progress to stderr and the two paths to
+// stdout. Run it from the e2e module before go test on a fresh machine so
+// that the long first build does not count against the test timeout:
+//
+//	cd e2e && go run ./hack/buildbins
+//
+// It honours $KUBEBUILDER_ASSETS and $INFORMER_E2E_BIN_DIR like the tests.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/informer-go/informer/e2e/internal/binaries"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	paths, err := binaries.Ensure(ctx, os.Stderr)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "buildbins: %v\n", err)
+		os.Exit(1)
+	}
+	fmt.Printf("etcd: %s\nkube-apiserver: %s\n", paths.Etcd, paths.KubeAPIServer)
+}
