@@ -10,6 +10,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -103,6 +104,13 @@ type Options[T runtime.Object] struct {
 	// initial-events-end bookmark.
 	IgnoreSendInitialEvents bool
 
+	// ValidateName checks the name (prefix false) or generateName (prefix
+	// true) of a created object, returning one message per problem, like
+	// apimachinery's validation.ValidateNameFunc. Defaults to
+	// validation.NameIsDNSSubdomain, the rule of most resources (ConfigMaps,
+	// Secrets, Pods, ...). Namespaces are always checked as DNS labels.
+	ValidateName func(name string, prefix bool) []string
+
 	// WatchListUnsupported makes IsWatchListSemanticsUnSupported report true,
 	// as client-go's fake clientsets do, so that reflectors do not try a
 	// streaming list. Combine with IgnoreSendInitialEvents to imitate such a
@@ -124,6 +132,7 @@ type config[T runtime.Object] struct {
 	bookmarkEvery   time.Duration
 	ignoreInitial   bool
 	noWatchList     bool
+	validateName    func(name string, prefix bool) []string
 	newEmptyObject  func() runtime.Object
 	typeDescription string
 }
@@ -208,6 +217,7 @@ func resolveOptions[T runtime.Object](opts Options[T]) config[T] {
 		bookmarkEvery: opts.BookmarkInterval,
 		ignoreInitial: opts.IgnoreSendInitialEvents,
 		noWatchList:   opts.WatchListUnsupported,
+		validateName:  opts.ValidateName,
 	}
 	if c.clock == nil {
 		c.clock = clock.RealClock{}
@@ -223,6 +233,9 @@ func resolveOptions[T runtime.Object](opts Options[T]) config[T] {
 	}
 	if c.bookmarkEvery <= 0 {
 		c.bookmarkEvery = DefaultBookmarkInterval
+	}
+	if c.validateName == nil {
+		c.validateName = validation.NameIsDNSSubdomain
 	}
 
 	var zero T

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -39,7 +40,9 @@ func (s *Server[T]) Get(namespace, name string) (T, error) {
 // Watches receive an ADDED event.
 //
 // Errors: obj nil or without metadata; 422 Invalid without name and
-// generateName; 400 Bad Request if resourceVersion is set; 409 AlreadyExists.
+// generateName, or with a name, generateName or namespace the apiserver
+// rejects (see [Options.ValidateName]); 400 Bad Request if resourceVersion
+// is set; 409 AlreadyExists.
 func (s *Server[T]) Create(obj T) (T, error) {
 	var zero T
 	in, accessor, err := copyIn(obj)
@@ -48,6 +51,9 @@ func (s *Server[T]) Create(obj T) (T, error) {
 	}
 	if accessor.GetName() == "" && accessor.GetGenerateName() == "" {
 		return zero, s.newInvalid("", field.Required(field.NewPath("metadata", "name"), "name or generateName is required"))
+	}
+	if errs := s.validateNames(accessor); len(errs) > 0 {
+		return zero, s.newInvalid(accessor.GetName(), errs...)
 	}
 	if accessor.GetResourceVersion() != "" {
 		return zero, apierrors.NewBadRequest("resourceVersion should not be set on objects to be created")
@@ -281,4 +287,27 @@ func generatedSuffix(n uint64) string {
 		n /= uint64(len(alphabet))
 	}
 	return string(b[:])
+}
+
+// validateNames checks a created object's name, generateName and namespace
+// as the apiserver does.
+func (s *Server[T]) validateNames(accessor metav1.Object) []*field.Error {
+	var errs []*field.Error
+	meta := field.NewPath("metadata")
+	if name := accessor.GetName(); name != "" {
+		for _, msg := range s.cfg.validateName(name, false) {
+			errs = append(errs, field.Invalid(meta.Child("name"), name, msg))
+		}
+	} else {
+		generateName := accessor.GetGenerateName()
+		for _, msg := range s.cfg.validateName(generateName, true) {
+			errs = append(errs, field.Invalid(meta.Child("generateName"), generateName, msg))
+		}
+	}
+	if ns := accessor.GetNamespace(); ns != "" {
+		for _, msg := range validation.ValidateNamespaceName(ns, false) {
+			errs = append(errs, field.Invalid(meta.Child("namespace"), ns, msg))
+		}
+	}
+	return errs
 }

@@ -217,3 +217,39 @@ func TestTypedServer(t *testing.T) {
 		t.Error("DeepCopyObject shares items")
 	}
 }
+
+func TestCreateValidatesNames(t *testing.T) {
+	tests := []struct {
+		name    string
+		opts    framework.Options[*pom]
+		obj     *pom
+		wantErr bool
+	}{
+		{name: "dns subdomain", obj: object("ns", "a.b-c", nil)},
+		{name: "trailing dash", obj: object("ns", "sentinel-", nil), wantErr: true},
+		{name: "upper case", obj: object("ns", "Upper", nil), wantErr: true},
+		{name: "slash", obj: object("ns", "a/b", nil), wantErr: true},
+		{name: "generateName may end in a dash", obj: &pom{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", GenerateName: "gen-"}}},
+		{name: "bad generateName", obj: &pom{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", GenerateName: "Gen-"}}, wantErr: true},
+		{name: "namespace must be a dns label", obj: object("a.b", "x", nil), wantErr: true},
+		{name: "cluster scoped", obj: object("", "x", nil)},
+		{
+			name:    "custom rule",
+			opts:    framework.Options[*pom]{ValidateName: func(string, bool) []string { return []string{"never"} }},
+			obj:     object("ns", "fine", nil),
+			wantErr: true,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newServer(t, tc.opts)
+			_, err := srv.Create(tc.obj)
+			if tc.wantErr != (err != nil) {
+				t.Fatalf("Create() error = %v, wantErr %v", err, tc.wantErr)
+			}
+			if err != nil && !apierrors.IsInvalid(err) {
+				t.Fatalf("Create() error = %v, want 422 Invalid", err)
+			}
+		})
+	}
+}

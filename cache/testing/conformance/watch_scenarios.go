@@ -66,7 +66,7 @@ func watchInitialState(t *testing.T, target Target) {
 	for _, rv := range []string{"", "0"} {
 		current := list(t, target, metav1.ListOptions{})
 		w := openWatch(t, target, metav1.ListOptions{ResourceVersion: rv})
-		sentinel := create(t, target, "sentinel-"+rv, nil)
+		sentinel := create(t, target, "sentinel"+rv, nil)
 		events := eventsUntil(t, w, sentinel.Name)
 		checkEvents(t, []event{{Type: watch.Added, item: sentinel}}, events[len(events)-1:])
 		var initial []item
