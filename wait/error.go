@@ -11,8 +11,8 @@ import (
 // is "timed out waiting for the condition". It is an interrupted error:
 // prefer [Interrupted] over comparing against it.
 //
-// Deprecated: This type will be made private in favor of Interrupted()
-// for checking errors or ErrorInterrupted(err) for returning a wrapped error.
+// Deprecated: test for it with [Interrupted] and create such errors with
+// [ErrorInterrupted].
 var ErrWaitTimeout = ErrorInterrupted(errors.New("timed out waiting for the condition"))
 
 // Interrupted reports whether err says that a wait ended for a reason other

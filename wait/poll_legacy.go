@@ -21,10 +21,8 @@ import (
 // interval of zero or less polls back to back; a timeout of 0 means none.
 // Blocks until it returns.
 //
-// Deprecated: This method does not return errors from context, use
-// PollUntilContextTimeout. Note that the new method will no longer return
-// ErrWaitTimeout and instead return errors defined by the context package.
-// Will be removed in a future release.
+// Deprecated: use [PollUntilContextTimeout], which ends with the context's error
+// rather than [ErrWaitTimeout].
 func Poll(interval, timeout time.Duration, condition ConditionFunc) error {
 	return PollWithContext(context.Background(), interval, timeout, condition.WithContext())
 }
@@ -33,10 +31,8 @@ func Poll(interval, timeout time.Duration, condition ConditionFunc) error {
 // is done; condition receives ctx. If ctx is done before the first call,
 // condition is not called.
 //
-// Deprecated: This method does not return errors from context, use
-// PollUntilContextTimeout. Note that the new method will no longer return
-// ErrWaitTimeout and instead return errors defined by the context package.
-// Will be removed in a future release.
+// Deprecated: use [PollUntilContextTimeout], which ends with the context's error
+// rather than [ErrWaitTimeout].
 func PollWithContext(ctx context.Context, interval, timeout time.Duration, condition ConditionWithContextFunc) error {
 	return poll(ctx, false, poller(clock.RealClock{}, interval, timeout), condition)
 }
@@ -44,20 +40,16 @@ func PollWithContext(ctx context.Context, interval, timeout time.Duration, condi
 // PollUntil is [Poll] without a timeout that ends, with [ErrWaitTimeout],
 // when stopCh is closed.
 //
-// Deprecated: This method does not return errors from context, use
-// PollUntilContextCancel. Note that the new method will no longer return
-// ErrWaitTimeout and instead return errors defined by the context package.
-// Will be removed in a future release.
+// Deprecated: use [PollUntilContextCancel], which ends with the context's error
+// rather than [ErrWaitTimeout].
 func PollUntil(interval time.Duration, condition ConditionFunc, stopCh <-chan struct{}) error {
 	return PollUntilWithContext(ContextForChannel(stopCh), interval, condition.WithContext())
 }
 
 // PollUntilWithContext is [PollWithContext] without a timeout.
 //
-// Deprecated: This method does not return errors from context, use
-// PollUntilContextCancel. Note that the new method will no longer return
-// ErrWaitTimeout and instead return errors defined by the context package.
-// Will be removed in a future release.
+// Deprecated: use [PollUntilContextCancel], which ends with the context's error
+// rather than [ErrWaitTimeout].
 func PollUntilWithContext(ctx context.Context, interval time.Duration, condition ConditionWithContextFunc) error {
 	return poll(ctx, false, poller(clock.RealClock{}, interval, 0), condition)
 }
@@ -65,20 +57,16 @@ func PollUntilWithContext(ctx context.Context, interval time.Duration, condition
 // PollInfinite is [Poll] without a timeout: it returns only when condition
 // returns true or an error.
 //
-// Deprecated: This method does not return errors from context, use
-// PollUntilContextCancel. Note that the new method will no longer return
-// ErrWaitTimeout and instead return errors defined by the context package.
-// Will be removed in a future release.
+// Deprecated: use [PollUntilContextCancel], which ends with the context's error
+// rather than [ErrWaitTimeout].
 func PollInfinite(interval time.Duration, condition ConditionFunc) error {
 	return PollInfiniteWithContext(context.Background(), interval, condition.WithContext())
 }
 
 // PollInfiniteWithContext is [PollWithContext] without a timeout.
 //
-// Deprecated: This method does not return errors from context, use
-// PollUntilContextCancel. Note that the new method will no longer return
-// ErrWaitTimeout and instead return errors defined by the context package.
-// Will be removed in a future release.
+// Deprecated: use [PollUntilContextCancel], which ends with the context's error
+// rather than [ErrWaitTimeout].
 func PollInfiniteWithContext(ctx context.Context, interval time.Duration, condition ConditionWithContextFunc) error {
 	return poll(ctx, false, poller(clock.RealClock{}, interval, 0), condition)
 }
@@ -86,10 +74,8 @@ func PollInfiniteWithContext(ctx context.Context, interval time.Duration, condit
 // PollImmediate is [Poll] that calls condition once before the first
 // interval.
 //
-// Deprecated: This method does not return errors from context, use
-// PollUntilContextTimeout. Note that the new method will no longer return
-// ErrWaitTimeout and instead return errors defined by the context package.
-// Will be removed in a future release.
+// Deprecated: use [PollUntilContextTimeout], which ends with the context's error
+// rather than [ErrWaitTimeout].
 func PollImmediate(interval, timeout time.Duration, condition ConditionFunc) error {
 	return PollImmediateWithContext(context.Background(), interval, timeout, condition.WithContext())
 }
@@ -97,10 +83,8 @@ func PollImmediate(interval, timeout time.Duration, condition ConditionFunc) err
 // PollImmediateWithContext is [PollWithContext] that calls condition once
 // before the first interval, even if ctx is already done.
 //
-// Deprecated: This method does not return errors from context, use
-// PollUntilContextTimeout. Note that the new method will no longer return
-// ErrWaitTimeout and instead return errors defined by the context package.
-// Will be removed in a future release.
+// Deprecated: use [PollUntilContextTimeout], which ends with the context's error
+// rather than [ErrWaitTimeout].
 func PollImmediateWithContext(ctx context.Context, interval, timeout time.Duration, condition ConditionWithContextFunc) error {
 	return poll(ctx, true, poller(clock.RealClock{}, interval, timeout), condition)
 }
@@ -108,10 +92,8 @@ func PollImmediateWithContext(ctx context.Context, interval, timeout time.Durati
 // PollImmediateUntil is [PollUntil] that calls condition once before the
 // first interval, even if stopCh is already closed.
 //
-// Deprecated: This method does not return errors from context, use
-// PollUntilContextCancel. Note that the new method will no longer return
-// ErrWaitTimeout and instead return errors defined by the context package.
-// Will be removed in a future release.
+// Deprecated: use [PollUntilContextCancel], which ends with the context's error
+// rather than [ErrWaitTimeout].
 func PollImmediateUntil(interval time.Duration, condition ConditionFunc, stopCh <-chan struct{}) error {
 	return PollImmediateUntilWithContext(ContextForChannel(stopCh), interval, condition.WithContext())
 }
@@ -119,10 +101,8 @@ func PollImmediateUntil(interval time.Duration, condition ConditionFunc, stopCh 
 // PollImmediateUntilWithContext is [PollImmediateWithContext] without a
 // timeout.
 //
-// Deprecated: This method does not return errors from context, use
-// PollUntilContextCancel. Note that the new method will no longer return
-// ErrWaitTimeout and instead return errors defined by the context package.
-// Will be removed in a future release.
+// Deprecated: use [PollUntilContextCancel], which ends with the context's error
+// rather than [ErrWaitTimeout].
 func PollImmediateUntilWithContext(ctx context.Context, interval time.Duration, condition ConditionWithContextFunc) error {
 	return poll(ctx, true, poller(clock.RealClock{}, interval, 0), condition)
 }
@@ -130,10 +110,8 @@ func PollImmediateUntilWithContext(ctx context.Context, interval time.Duration, 
 // PollImmediateInfinite is [PollInfinite] that calls condition once before
 // the first interval.
 //
-// Deprecated: This method does not return errors from context, use
-// PollUntilContextCancel. Note that the new method will no longer return
-// ErrWaitTimeout and instead return errors defined by the context package.
-// Will be removed in a future release.
+// Deprecated: use [PollUntilContextCancel], which ends with the context's error
+// rather than [ErrWaitTimeout].
 func PollImmediateInfinite(interval time.Duration, condition ConditionFunc) error {
 	return PollImmediateInfiniteWithContext(context.Background(), interval, condition.WithContext())
 }
@@ -141,10 +119,8 @@ func PollImmediateInfinite(interval time.Duration, condition ConditionFunc) erro
 // PollImmediateInfiniteWithContext is [PollInfiniteWithContext] that calls
 // condition once before the first interval, even if ctx is already done.
 //
-// Deprecated: This method does not return errors from context, use
-// PollUntilContextCancel. Note that the new method will no longer return
-// ErrWaitTimeout and instead return errors defined by the context package.
-// Will be removed in a future release.
+// Deprecated: use [PollUntilContextCancel], which ends with the context's error
+// rather than [ErrWaitTimeout].
 func PollImmediateInfiniteWithContext(ctx context.Context, interval time.Duration, condition ConditionWithContextFunc) error {
 	return poll(ctx, true, poller(clock.RealClock{}, interval, 0), condition)
 }

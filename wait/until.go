@@ -20,8 +20,7 @@ func Forever(f func(), period time.Duration) {
 // stopCh is already closed. Until blocks until stopCh is closed and the
 // current call of f has returned.
 //
-// Contextual logging: UntilWithContext should be used instead of Until in
-// code which supports contextual logging.
+// Code that logs through a context should call [UntilWithContext].
 func Until(f func(), period time.Duration, stopCh <-chan struct{}) {
 	JitterUntil(f, period, 0.0, true, stopCh)
 }
@@ -37,8 +36,7 @@ func UntilWithContext(ctx context.Context, f func(context.Context), period time.
 // being measured from the start of each call, so the time f takes counts
 // against it. It is [JitterUntil] with no jitter and not sliding.
 //
-// Contextual logging: NonSlidingUntilWithContext should be used instead of
-// NonSlidingUntil in code which supports contextual logging.
+// Code that logs through a context should call [NonSlidingUntilWithContext].
 func NonSlidingUntil(f func(), period time.Duration, stopCh <-chan struct{}) {
 	JitterUntil(f, period, 0.0, false, stopCh)
 }
@@ -57,8 +55,7 @@ func NonSlidingUntilWithContext(ctx context.Context, f func(context.Context), pe
 // stopCh is already closed; pass [NeverStop] to run for ever. See
 // [BackoffUntil] for panics and blocking.
 //
-// Contextual logging: JitterUntilWithContext should be used instead of
-// JitterUntil in code which supports contextual logging.
+// Code that logs through a context should call [JitterUntilWithContext].
 func JitterUntil(f func(), period time.Duration, jitterFactor float64, sliding bool, stopCh <-chan struct{}) {
 	BackoffUntil(f, NewJitteredBackoffManager(period, jitterFactor, clock.RealClock{}), sliding, stopCh)
 }
@@ -80,8 +77,7 @@ func JitterUntilWithContext(ctx context.Context, f func(context.Context), period
 // caller, ending the loop. A nil f or backoff is logged as an error and
 // BackoffUntil returns at once.
 //
-// Contextual logging: BackoffUntilWithContext should be used instead of
-// BackoffUntil in code which supports contextual logging.
+// Code that logs through a context should call [BackoffUntilWithContext].
 func BackoffUntil(f func(), backoff BackoffManager, sliding bool, stopCh <-chan struct{}) {
 	var g func(context.Context)
 	if f != nil {
