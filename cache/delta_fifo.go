@@ -31,6 +31,17 @@ type KeyListerGetter interface {
 	KeyGetter
 }
 
+// keyOfferee is a store that can reuse key strings computed by someone else.
+// A [DeltaFIFO] offers each key it pops to its known objects when they
+// implement it (the stores of [NewStore] and [NewIndexer] do), because the
+// consumer is about to write the popped objects there: the store can then
+// keep the FIFO's key string rather than allocate an equal one.
+type keyOfferee interface {
+	// offerKey tells the store the key of the objects about to be
+	// written. It must be cheap and must not call back into the FIFO.
+	offerKey(key string)
+}
+
 // ErrZeroLengthDeltasObject is the cause inside the [KeyError] that
 // [DeltaFIFO.KeyOf] returns for an empty [Deltas].
 var ErrZeroLengthDeltasObject = errors.New("0 length Deltas object; can't get key")
@@ -55,6 +66,9 @@ type DeltaFIFOOptions struct {
 	// deletions of known but unqueued keys, Replace queues tombstones for
 	// known keys missing from the list, and Resync has something to resync.
 	// Without it, deletions missed while the watch was down go unnoticed.
+	// A store made by [NewStore] or [NewIndexer] with a metadata key
+	// function also reuses the FIFO's key strings for the popped objects
+	// written into it, rather than allocating equal ones.
 	KnownObjects KeyListerGetter
 
 	// EmitDeltaTypeReplaced makes Replace queue [Replaced] deltas. When false
@@ -105,6 +119,7 @@ type DeltaFIFO struct {
 
 	keyFunc               KeyFunc
 	knownObjects          KeyListerGetter // may be nil
+	keyOfferee            keyOfferee      // knownObjects, if it reuses offered keys; may be nil
 	emitDeltaTypeReplaced bool
 	transformer           TransformFunc // may be nil
 }
@@ -150,6 +165,7 @@ func newDeltaFIFO(opts DeltaFIFOOptions, clk clock.PassiveClock) *DeltaFIFO {
 	if f.keyFunc == nil {
 		f.keyFunc = MetaNamespaceKeyFunc
 	}
+	f.keyOfferee, _ = opts.KnownObjects.(keyOfferee)
 	if opts.Logger != nil {
 		f.logger = *opts.Logger
 	}
@@ -438,10 +454,12 @@ func (f *DeltaFIFO) Pop(process PopProcessFunc) (any, error) {
 	}
 	isInInitialList := !f.sync.synced()
 	key := f.queue[0]
-	f.queue[0] = ""
-	f.queue = f.queue[1:]
+	f.queue = dropFront(f.queue, 1)
 	var deltas any = f.items[key] // boxed once
 	delete(f.items, key)
+	if f.keyOfferee != nil {
+		f.keyOfferee.offerKey(key) // process will likely write key's objects there
+	}
 	defer f.sync.processed(f.sync.taking(1)) // argument evaluated now, decrement after process
 
 	depth := len(f.queue)
@@ -449,6 +467,23 @@ func (f *DeltaFIFO) Pop(process PopProcessFunc) (any, error) {
 	err := process(deltas, isInInitialList)
 	logSlowProcessing(f.logger, f.clock.Since(start), 1, depth, key)
 	return deltas, err
+}
+
+// maxReusedQueueCap is the largest backing array a drained queue keeps for
+// reuse (see dropFront).
+const maxReusedQueueCap = 1024
+
+// dropFront removes the first n elements of the queue s, zeroing them so that
+// what they reference can be collected. A queue left empty starts over at
+// the beginning of its backing array when that array is small: otherwise a
+// consumer that keeps up would have every append reallocate. A large array
+// (left by a big relist) is not kept, and goes once appends outgrow it.
+func dropFront[T any](s []T, n int) []T {
+	clear(s[:n])
+	if n == len(s) && cap(s) <= maxReusedQueueCap {
+		return s[:0]
+	}
+	return s[n:]
 }
 
 // Close wakes every blocked Pop; Pop returns [ErrFIFOClosed] once the FIFO is

@@ -469,8 +469,7 @@ func (f *RealFIFO) Pop(process PopProcessFunc) (any, error) {
 	isInInitialList := !f.sync.synced()
 	head := f.items[0]
 	var item any = Deltas{head.Delta} // boxed once
-	f.items[0] = queuedDelta{}        // let the popped object be collected
-	f.items = f.items[1:]
+	f.items = dropFront(f.items, 1)
 	defer f.sync.processed(f.sync.taking(1)) // argument evaluated now, decrement after process
 	f.metrics.queuedItems.Set(float64(len(f.items)))
 
@@ -534,18 +533,18 @@ func (f *RealFIFO) PopBatch(processBatch ProcessBatchFunc, processSingle PopProc
 	}
 	clear(f.batchKeys)
 	first := f.items[0].key
-	deltas := make([]Delta, n)
+	deltas := make(Deltas, n)
 	for i := range n {
 		deltas[i] = f.items[i].Delta
 	}
-	clear(f.items[:n]) // let the popped objects be collected
-	f.items = f.items[n:]
+	f.items = dropFront(f.items, n)
 	defer f.sync.processed(f.sync.taking(n)) // argument evaluated now, decrement after process
 	f.metrics.queuedItems.Set(float64(len(f.items)))
 
 	if n == 1 && processSingle != nil {
+		var single any = deltas // boxed once
 		return f.processLocked(1, first, func() error {
-			return processSingle(Deltas{deltas[0]}, isInInitialList)
+			return processSingle(single, isInInitialList)
 		})
 	}
 	return f.processLocked(n, first, func() error {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"sync"
 )
 
 // Store is keyed object storage. Keys come from a [KeyFunc]. Implementations
@@ -131,8 +132,9 @@ var errNoKeyFunc = errors.New("the store has no key function")
 func noKeyFunc(any) (string, error) { return "", errNoKeyFunc }
 
 // keyShape tells which key function a store uses, when it is one of this
-// package's metadata key functions: Get then computes the key in a stack
-// buffer instead of calling the function, which would allocate the key.
+// package's metadata key functions: the store then computes keys in a stack
+// buffer instead of calling the function, which would allocate them (see
+// metaKey).
 type keyShape int
 
 const (
@@ -166,6 +168,12 @@ type cache struct {
 	// transformer, when set, rewrites objects before Add, Update, Replace.
 	transformer TransformFunc
 
+	// offered is the key a queue last offered (see offerKey), guarded by
+	// offeredMu. Any string with the right bytes is a valid key, so a write
+	// whose key has the same bytes uses it without checking anything else.
+	offeredMu sync.Mutex
+	offered   string
+
 	// Metrics options, read once by newCache.
 	identifier  InformerNameAndResource
 	metrics     InformerMetricsProvider
@@ -175,13 +183,57 @@ type cache struct {
 var (
 	_ Indexer          = (*cache)(nil)
 	_ TransactionStore = (*cache)(nil)
+	_ keyOfferee       = (*cache)(nil)
 )
+
+// offerKey records key, the key of the objects a [DeltaFIFO] is about to
+// hand to the consumer that writes them into this store (the FIFO's known
+// objects). The next writes whose key has the same bytes store this string
+// instead of building an equal one, so that an object's key is allocated
+// once on its way through an informer rather than by the FIFO and again by
+// the store. Only stores with a metadata key function use the offer.
+func (c *cache) offerKey(key string) {
+	if c.keys == otherKeys {
+		return
+	}
+	c.offeredMu.Lock()
+	c.offered = key
+	c.offeredMu.Unlock()
+}
+
+// writeKey computes the key of obj for a write. With a metadata key function
+// it builds the key in a stack buffer first, and allocates it only when it
+// is not the offered key (see offerKey) and is not a string already (a
+// cluster-scoped name, an [ExplicitKey], a tombstone's key). Errors are
+// [KeyError]s.
+func (c *cache) writeKey(obj any) (string, error) {
+	if c.keys != otherKeys {
+		var buf [metaKeyBufSize]byte
+		if key, built, ok := c.metaKey(obj, buf[:0]); ok {
+			if built == nil {
+				return key, nil
+			}
+			c.offeredMu.Lock()
+			offered := c.offered
+			c.offeredMu.Unlock()
+			if offered == string(built) {
+				return offered, nil
+			}
+			return string(built), nil
+		}
+	}
+	key, err := c.keyFunc(obj)
+	if err != nil {
+		return "", KeyError{obj, err}
+	}
+	return key, nil
+}
 
 // prepare computes the key of obj and transforms it.
 func (c *cache) prepare(obj any) (string, any, error) {
-	key, err := c.keyFunc(obj)
+	key, err := c.writeKey(obj)
 	if err != nil {
-		return "", nil, KeyError{obj, err}
+		return "", nil, err
 	}
 	if c.transformer != nil {
 		if obj, err = c.transformer(obj); err != nil {
@@ -211,9 +263,9 @@ func (c *cache) Update(obj any) error {
 // has one, as the store's. It fails, changing nothing, when the key function
 // fails.
 func (c *cache) Delete(obj any) error {
-	key, err := c.keyFunc(obj)
+	key, err := c.writeKey(obj)
 	if err != nil {
-		return KeyError{obj, err}
+		return err
 	}
 	c.cacheStorage.DeleteWithObject(key, obj)
 	return nil
@@ -330,30 +382,44 @@ const metaKeyBufSize = 320
 // would compute, without allocating it. ok is false when obj is something
 // the key function would fail on: the caller then calls it for the error.
 func (c *cache) getByMetaKey(obj any) (item any, exists, ok bool) {
+	var buf [metaKeyBufSize]byte
+	key, built, ok := c.metaKey(obj, buf[:0])
+	switch {
+	case !ok:
+		return nil, false, false
+	case built != nil:
+		item, exists = c.cacheStorage.getBytes(built)
+	default:
+		item, exists = c.cacheStorage.Get(key)
+	}
+	return item, exists, true
+}
+
+// metaKey computes, without allocating, the key that the store's metadata
+// key function would return for obj. When the key exists as a string already
+// (an [ExplicitKey], a tombstone's key, the name of a cluster-scoped object)
+// it is returned as key and built is nil; otherwise the key is built by
+// appending "namespace/name" to buf and returned as built. ok is false when
+// the key function would fail on obj: callers then call it for the error.
+func (c *cache) metaKey(obj any, buf []byte) (key string, built []byte, ok bool) {
 	switch o := obj.(type) {
 	case ExplicitKey:
-		item, exists = c.cacheStorage.Get(string(o))
-		return item, exists, true
+		return string(o), nil, true
 	case DeletedFinalStateUnknown:
 		if c.keys != deletionHandlingMetaKeys {
-			return nil, false, false
+			return "", nil, false
 		}
-		item, exists = c.cacheStorage.Get(o.Key)
-		return item, exists, true
+		return o.Key, nil, true
 	}
 	m, err := objectMeta(obj)
 	if err != nil {
-		return nil, false, false
+		return "", nil, false
 	}
 	namespace, name := m.GetNamespace(), m.GetName()
 	if namespace == "" {
-		item, exists = c.cacheStorage.Get(name)
-		return item, exists, true
+		return name, nil, true
 	}
-	var buf [metaKeyBufSize]byte
-	key := append(append(append(buf[:0], namespace...), '/'), name...)
-	item, exists = c.cacheStorage.getBytes(key)
-	return item, exists, true
+	return "", append(append(append(buf, namespace...), '/'), name...), true
 }
 
 // GetByKey returns the object stored under key. It does not allocate and

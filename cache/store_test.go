@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -201,14 +202,15 @@ func TestIndexerRefusedWriteReturnsError(t *testing.T) {
 	}
 }
 
-// TestStoreGetMatchesKeyFunc checks that the allocation-free lookup of Get
-// finds exactly what GetByKey(keyFunc(obj)) finds, and fails the same way.
-func TestStoreGetMatchesKeyFunc(t *testing.T) {
+// storeKeyProbes returns objects to store and objects to compute keys of
+// (the stored ones included), covering every case of the allocation-free key
+// computation of stores with metadata key functions.
+func storeKeyProbes() (stored, probes []any) {
 	long := strings.Repeat("n", 400) // longer than the stack buffer
-	stored := []any{
+	stored = []any{
 		storeObj("ns", "a", "1"), storeObj("", "a", "1"), storeObj("ns", long, "1"), storeObj(long, long, "1"),
 	}
-	probes := append([]any{
+	probes = append([]any{
 		storeObj("ns", "a", ""), storeObj("", "a", ""), storeObj("other", "a", ""), storeObj("ns", long, ""),
 		storeObj(long, long, ""), storeObj("ns", "", ""), storeObj("", "", ""),
 		ExplicitKey("ns/a"), ExplicitKey(""), ExplicitKey("missing"),
@@ -218,12 +220,23 @@ func TestStoreGetMatchesKeyFunc(t *testing.T) {
 	for _, bad := range storeBadObjects {
 		probes = append(probes, bad.obj)
 	}
-	keyFuncs := map[string]KeyFunc{
-		"MetaNamespaceKeyFunc":                 MetaNamespaceKeyFunc,
-		"DeletionHandlingMetaNamespaceKeyFunc": DeletionHandlingMetaNamespaceKeyFunc,
-		"wrapped":                              func(obj any) (string, error) { return MetaNamespaceKeyFunc(obj) },
-	}
-	for name, keyFunc := range keyFuncs {
+	return stored, probes
+}
+
+// storeKeyFuncs are the key functions whose stores compute keys without
+// calling them, and one that hides MetaNamespaceKeyFunc so that the store
+// calls it.
+var storeKeyFuncs = map[string]KeyFunc{
+	"MetaNamespaceKeyFunc":                 MetaNamespaceKeyFunc,
+	"DeletionHandlingMetaNamespaceKeyFunc": DeletionHandlingMetaNamespaceKeyFunc,
+	"wrapped":                              func(obj any) (string, error) { return MetaNamespaceKeyFunc(obj) },
+}
+
+// TestStoreGetMatchesKeyFunc checks that the allocation-free lookup of Get
+// finds exactly what GetByKey(keyFunc(obj)) finds, and fails the same way.
+func TestStoreGetMatchesKeyFunc(t *testing.T) {
+	stored, probes := storeKeyProbes()
+	for name, keyFunc := range storeKeyFuncs {
 		t.Run(name, func(t *testing.T) {
 			s := NewStore(keyFunc)
 			for _, o := range stored {
@@ -247,6 +260,89 @@ func TestStoreGetMatchesKeyFunc(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStoreWriteKeyMatchesKeyFunc checks that the key a store computes for
+// a write is the key function's, and fails the same way, whatever key was
+// offered; and that an offered key with the right bytes is the very string
+// stored.
+func TestStoreWriteKeyMatchesKeyFunc(t *testing.T) {
+	_, probes := storeKeyProbes()
+	for name, keyFunc := range storeKeyFuncs {
+		for _, offer := range []string{"none", "same key", "other key"} {
+			t.Run(name+"/offer="+offer, func(t *testing.T) {
+				for _, p := range probes {
+					c := NewStore(keyFunc).(*cache)
+					want, wantErr := keyFunc(p)
+					var offered string
+					switch offer {
+					case "same key":
+						offered = strings.Clone(want)
+					case "other key":
+						offered = "other/" + want
+					}
+					if offer != "none" {
+						c.offerKey(offered)
+					}
+					got, gotErr := c.writeKey(p)
+					if got != want || (gotErr == nil) != (wantErr == nil) {
+						t.Fatalf("writeKey(%s) = %q, %v; want %q, %v", describeObj(p), got, gotErr, want, wantErr)
+					}
+					if gotErr != nil {
+						var keyErr KeyError
+						if !errors.As(gotErr, &keyErr) || !strings.Contains(gotErr.Error(), wantErr.Error()) {
+							t.Errorf("writeKey(%s) error %q, want a KeyError with the key function's %q", describeObj(p), gotErr, wantErr)
+						}
+						continue
+					}
+					if want == "" {
+						continue // empty strings have no data to tell apart
+					}
+					// Only a built key (namespace/name) is worth replacing
+					// by the offer, and only stores that build keys do.
+					_, namespaced := p.(*metav1.PartialObjectMetadata)
+					namespaced = namespaced && strings.Contains(want, "/")
+					wantOffered := offer == "same key" && namespaced && name != "wrapped"
+					if gotOffered := unsafe.StringData(got) == unsafe.StringData(offered); gotOffered != wantOffered {
+						t.Errorf("writeKey(%s) returned the offered string: %v, want %v", describeObj(p), gotOffered, wantOffered)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestStoreStoresOfferedKey checks that Add, Update and Delete use the
+// offered key, and that a store without a metadata key function ignores
+// offers.
+func TestStoreStoresOfferedKey(t *testing.T) {
+	s := NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, Indexers{NamespaceIndex: MetaNamespaceIndexFunc}).(*cache)
+	offered := strings.Clone("ns/a")
+	s.offerKey(offered)
+	for _, write := range []func(any) error{s.Add, s.Update} {
+		if err := write(storeObj("ns", "a", "1")); err != nil {
+			t.Fatal(err)
+		}
+		keys := s.ListKeys()
+		if diff := cmp.Diff([]string{"ns/a"}, keys); diff != "" {
+			t.Fatalf("keys (-want +got):\n%s", diff)
+		}
+		if unsafe.StringData(keys[0]) != unsafe.StringData(offered) {
+			t.Error("the store did not keep the offered key")
+		}
+	}
+	if err := s.Delete(storeObj("ns", "a", "2")); err != nil {
+		t.Fatal(err)
+	}
+	if keys := s.ListKeys(); len(keys) != 0 {
+		t.Errorf("keys after Delete: %q", keys)
+	}
+
+	other := NewStore(func(obj any) (string, error) { return MetaNamespaceKeyFunc(obj) }).(*cache)
+	other.offerKey(offered)
+	if other.offered != "" {
+		t.Errorf("a store with another key function recorded the offer %q", other.offered)
 	}
 }
 

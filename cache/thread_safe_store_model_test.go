@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -283,7 +284,7 @@ func storeApplyOp(t *testing.T, g storeGen, model *storeModel, sut storeUnderTes
 		}
 		return desc
 	}
-	switch op := g.src.intn(8); op {
+	switch op := g.src.intn(9); op {
 	case 0, 1: // Add, Update
 		obj := g.obj()
 		key := g.key(obj)
@@ -362,6 +363,12 @@ func storeApplyOp(t *testing.T, g storeGen, model *storeModel, sut storeUnderTes
 			sut.tsm.Bookmark(rv)
 		}
 		return fmt.Sprintf("bookmark(%q)", rv)
+	case 7: // A key offered by a DeltaFIFO: it must not change anything.
+		key := strings.Clone(g.key(g.obj())) // its own copy, as a FIFO's key
+		if sut.indexer != nil {
+			sut.indexer.offerKey(key)
+		}
+		return fmt.Sprintf("offerKey(%q)", key)
 	default: // Transaction
 		var txns []ThreadSafeStoreTransaction
 		var plain []Transaction
