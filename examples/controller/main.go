@@ -36,6 +36,11 @@ func main() {
 	workers := flag.Int("workers", 2, "number of workers reconciling ConfigMaps")
 	runFor := flag.Duration("run-for", 0, "stop after this long; 0 runs until SIGINT or SIGTERM")
 	flag.Parse()
+	if err := checkFlags(*workers, *runFor, flag.Args()); err != nil {
+		fmt.Fprintln(os.Stderr, "controller:", err)
+		flag.Usage()
+		os.Exit(2)
+	}
 
 	err := run(*kubeconfig, *namespace, *workers, *runFor)
 	klog.Flush()
@@ -72,6 +77,21 @@ func run(kubeconfig, namespace string, workers int, runFor time.Duration) error 
 		return err
 	}
 	logger.Info("Stopped")
+	return nil
+}
+
+// checkFlags rejects the flag values run cannot honour: no workers would
+// never reconcile anything, and a negative -run-for is a typo, not
+// "forever". The program takes no arguments.
+func checkFlags(workers int, runFor time.Duration, args []string) error {
+	switch {
+	case workers < 1:
+		return fmt.Errorf("-workers must be at least 1, got %d", workers)
+	case runFor < 0:
+		return fmt.Errorf("-run-for must not be negative, got %v", runFor)
+	case len(args) > 0:
+		return fmt.Errorf("unexpected arguments %q", args)
+	}
 	return nil
 }
 

@@ -1,0 +1,31 @@
+package examples_test
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/informer-go/informer/e2e/internal/apiserver"
+)
+
+// env is the cluster every test in this package shares; each test works in
+// a namespace of its own.
+var env apiserver.Env
+
+// binDir holds the programs the tests build; TestMain removes it.
+var binDir string
+
+func TestMain(m *testing.M) {
+	os.Exit(runTests(m))
+}
+
+func runTests(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "informer-e2e-examples-")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	binDir = dir
+	return env.Run(m, nil)
+}
