@@ -2,7 +2,7 @@
 // one etcd and one kube-apiserver on loopback, on free ports, with their
 // data, certificates and logs in a temporary directory.
 //
-// A test binary starts one [Cluster] in its TestMain (see [RunTests]) and
+// A test binary starts one [Cluster] in its TestMain (see [Env.Run]) and
 // each test works in a namespace of its own ([Cluster.CreateNamespace]).
 // The cluster can stop and restart kube-apiserver alone
 // ([Cluster.RestartAPIServer]) and compact etcd ([Cluster.CompactEtcd]), for
