@@ -832,7 +832,7 @@ func (r *Reflector) handleWatch(ctx context.Context, start time.Time, w watch.In
 			stallTimer.Reset(s.stallTimeout)
 		}
 		if event.Type == watch.Error {
-			return initialEventsEnd, apierrors.FromObject(event.Object)
+			return initialEventsEnd, watchErrorEventError(event.Object)
 		}
 		m, err := r.checkWatchObject(event.Object)
 		if err != nil {
@@ -881,6 +881,17 @@ func (r *Reflector) handleWatch(ctx context.Context, start time.Time, w watch.In
 	}
 	logger.V(4).Info("Watch closed", "reflector", r.name, "type", r.typeDescription, "items", applied)
 	return initialEventsEnd, nil
+}
+
+// watchErrorEventError returns the error an ERROR watch event carries: the
+// API status it holds, or an [apierrors.UnexpectedObjectError] for anything
+// else. A nil object, which apierrors.FromObject would dereference, yields a
+// plain error.
+func watchErrorEventError(obj runtime.Object) error {
+	if isNilObject(obj) {
+		return fmt.Errorf("watch error event with a nil %T instead of a status", obj)
+	}
+	return apierrors.FromObject(obj)
 }
 
 // checkWatchObject returns the metadata of an acceptable watch event object,

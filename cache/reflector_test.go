@@ -243,6 +243,21 @@ func TestReflectorScenarios(t *testing.T) {
 			wantGaps:  []gapCheck{backoffGap(1)},
 		},
 		{
+			name: "error events with a nil status relist after a backoff delay",
+			lists: []step{
+				{list: pomList("10", "", a)}, {list: pomList("12", "", a)}, {list: pomList("14", "", a)},
+			},
+			watches: []step{
+				{events: []watch.Event{{Type: watch.Error, Object: (*metav1.Status)(nil)}}},
+				{events: []watch.Event{{Type: watch.Error, Object: (*unstructured.Unstructured)(nil)}}},
+			},
+			wantCalls: []call{
+				listCall("0", 500), watchCall("10"), listCall("10", 0), watchCall("12"), listCall("12", 0), watchCall("14"),
+			},
+			wantOps:  []string{"replace [ns/a@5]@10", "replace [ns/a@5]@12", "replace [ns/a@5]@14"},
+			wantGaps: []gapCheck{backoffGap(1)},
+		},
+		{
 			name:            "a watch that cannot be started goes to the error handler and relists after a backoff delay",
 			lists:           []step{{list: pomList("10", "", a)}, {list: pomList("12", "", a)}},
 			watches:         []step{{err: errForbidden}},
