@@ -92,6 +92,9 @@ var errStopRequested = errors.New("stop requested")
 //     *unstructured.Unstructured with apiVersion and kind, the wrong kind),
 //     Table objects, and objects without metadata are dropped with a logged
 //     error, as are such items of a list; a Table list fails the list.
+//   - A ListerWatcher call that panics, or returns neither a result nor an
+//     error, fails like a call that returned an error (client-go re-raises
+//     a panic of the list and crashes on a panic of the watch).
 //
 // client-go's optional consistency check of streaming lists (enabled there by
 // KUBE_WATCHLIST_INCONSISTENCY_DETECTOR) is not implemented, and neither is
@@ -639,9 +642,15 @@ func (r *Reflector) watchList(ctx context.Context) (watch.Interface, error) {
 	}
 }
 
-// startWatch opens a watch, turning a nil watch without error into an error.
-func (r *Reflector) startWatch(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
-	w, err := r.listerWatcher.WatchWithContext(ctx, options)
+// startWatch opens a watch, turning a nil watch without error, and a panic
+// of the ListerWatcher, into an error.
+func (r *Reflector) startWatch(ctx context.Context, options metav1.ListOptions) (w watch.Interface, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			w, err = nil, fmt.Errorf("watch panicked: %v", p)
+		}
+	}()
+	w, err = r.listerWatcher.WatchWithContext(ctx, options)
 	if err != nil {
 		return nil, err
 	}
