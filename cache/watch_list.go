@@ -14,10 +14,19 @@ type watchListSemanticsOptOut interface {
 
 // clientLacksWatchListSemantics reports whether client opted out of streaming
 // lists: it implements IsWatchListSemanticsUnSupported and that returns true.
-// Anything else, including nil, is assumed to support them.
-func clientLacksWatchListSemantics(client any) bool {
+// Anything else, including nil and a method that panics (say on a nil
+// pointer), is assumed to support them.
+func clientLacksWatchListSemantics(client any) (lacks bool) {
 	optOut, ok := client.(watchListSemanticsOptOut)
-	return ok && optOut.IsWatchListSemanticsUnSupported()
+	if !ok {
+		return false
+	}
+	defer func() {
+		if recover() != nil {
+			lacks = false
+		}
+	}()
+	return optOut.IsWatchListSemanticsUnSupported()
 }
 
 // watchListOptions returns the options of a streaming list (a watch that
