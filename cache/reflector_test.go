@@ -117,6 +117,21 @@ func TestReflectorScenarios(t *testing.T) {
 			wantOps: []string{"replace [ns/a@5 ns/b@7]@12"},
 		},
 		{
+			name: "a nil full list after an expired continue token is an error",
+			lists: []step{
+				{list: pomList("10", "t1", a)},
+				{err: errExpired},
+				{list: (*metav1.PartialObjectMetadataList)(nil)},
+				{list: pomList("12", "", a, b)},
+			},
+			wantCalls: []call{
+				listCall("0", 500), continueCall("t1", 500), listCall("0", 0), listCall("0", 500), watchCall("12"),
+			},
+			wantOps:         []string{"replace [ns/a@5 ns/b@7]@12"},
+			wantGaps:        []gapCheck{backoffGap(2)},
+			wantHandlerErrs: 1,
+		},
+		{
 			name:      "an expired list is retried at once as a quorum read",
 			lists:     []step{{err: errExpired}, {list: pomList("10", "", a)}},
 			wantCalls: []call{listCall("0", 500), listCall("", 500), watchCall("10")},
