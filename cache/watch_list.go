@@ -61,9 +61,10 @@ func isInitialEventsEndBookmark(m metav1.Object) bool {
 
 // watchListAccumulator collects the initial events of a streaming list before
 // they are handed to the reflector's store in one Replace. It keeps objects in
-// arrival order, keyed by [DeletionHandlingMetaNamespaceKeyFunc], and applies
-// the destination store's transform on Add and Update so that the list
-// carries transformed objects, as client-go's temporary store does. It is
+// arrival order, keyed by [DeletionHandlingMetaNamespaceKeyFunc] applied to
+// the objects as received, and applies the destination store's transform on
+// Add and Update so that the list carries transformed objects, as client-go's
+// temporary store does. It is
 // used by one goroutine only.
 type watchListAccumulator struct {
 	transform TransformFunc // may be nil
@@ -76,18 +77,19 @@ func newWatchListAccumulator(transform TransformFunc) *watchListAccumulator {
 	return &watchListAccumulator{transform: transform, index: map[string]int{}}
 }
 
-// Add records obj, replacing an earlier object of the same key in place.
+// Add records obj, replacing an earlier object of the same key in place. The
+// key is computed before the transform, as a store with a transformer does.
 func (a *watchListAccumulator) Add(obj any) error {
+	key, err := DeletionHandlingMetaNamespaceKeyFunc(obj)
+	if err != nil {
+		return KeyError{Obj: obj, Err: err}
+	}
 	if a.transform != nil {
 		transformed, err := a.transform(obj)
 		if err != nil {
 			return err
 		}
 		obj = transformed
-	}
-	key, err := DeletionHandlingMetaNamespaceKeyFunc(obj)
-	if err != nil {
-		return KeyError{Obj: obj, Err: err}
 	}
 	if i, ok := a.index[key]; ok && a.objects[i] != nil {
 		a.objects[i] = obj
