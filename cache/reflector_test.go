@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/url"
 	"sync"
 	"syscall"
 	"testing"
@@ -631,3 +633,33 @@ func (s *addOnlyStore) Update(any) error            { return nil }
 func (s *addOnlyStore) Delete(any) error            { return nil }
 func (s *addOnlyStore) Replace([]any, string) error { return nil }
 func (s *addOnlyStore) Resync() error               { return nil }
+
+// TestDefaultWatchErrorHandler checks which errors the default handler only
+// logs at some verbosity and which it reports through HandleError: only the
+// bare end-of-stream errors of a watch are quiet, as in client-go; a list
+// that failed because its connection ended is reported.
+func TestDefaultWatchErrorHandler(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		err         error
+		wantHandled bool
+	}{
+		{name: "expired", err: errExpired},
+		{name: "wrapped expired", err: fmt.Errorf("list pods: %w", errExpired)},
+		{name: "end of a watch stream", err: io.EOF},
+		{name: "unexpected end of a watch stream", err: io.ErrUnexpectedEOF},
+		{name: "list whose connection ended", err: fmt.Errorf("list pods: %w", &url.Error{Op: "Get", URL: "https://x", Err: io.EOF}), wantHandled: true},
+		{name: "list cut short", err: fmt.Errorf("list pods: %w", io.ErrUnexpectedEOF), wantHandled: true},
+		{name: "forbidden", err: errForbidden, wantHandled: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			handled := storeHandledErrors(t)
+			_, ctx := ktesting.NewTestContext(t)
+			r := NewReflectorWithOptions(&ListWatch{}, nil, newRecordingStore(), ReflectorOptions{Name: "test"})
+			DefaultWatchErrorHandler(ctx, r, tc.err)
+			if got := len(handled()) == 1; got != tc.wantHandled {
+				t.Errorf("reported through HandleError: %v, want %v", got, tc.wantHandled)
+			}
+		})
+	}
+}
