@@ -135,9 +135,10 @@ var (
 // ListWatch is a [ListerWatcher] and [ListerWatcherWithContext] made of
 // functions. Set a list function and a watch function, preferably the
 // context-aware ones; a ListWatch with neither function of a half, and a nil
-// *ListWatch, returns an error from that half's methods. A ListWatch is safe for concurrent use when
-// its functions are; the reflector never paginates through it on its own
-// behalf (it pages with Limit and Continue itself).
+// *ListWatch, returns an error from that half's methods. A ListWatch is safe
+// for concurrent use when its functions are. The functions must pass the
+// options on to the server as given: the reflector paginates by setting Limit
+// and Continue itself, and streams lists through SendInitialEvents.
 //
 // This package does not depend on k8s.io/client-go, so it has no Getter and no
 // NewListWatchFromClient. Build a ListWatch from any client instead. With a
