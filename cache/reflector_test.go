@@ -663,3 +663,61 @@ func TestDefaultWatchErrorHandler(t *testing.T) {
 		})
 	}
 }
+
+// rvUpdatingStore is a recordingStore that also records the resource versions
+// passed to UpdateResourceVersion.
+type rvUpdatingStore struct{ *recordingStore }
+
+func (s rvUpdatingStore) UpdateResourceVersion(rv string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ops = append(s.ops, "rv "+rv)
+}
+
+// TestReflectorResourceVersionOfSyntheticAdds checks that a watch started at
+// resource version "" (after a list that carried none) does not record the
+// resource versions of its initial ADDED events, which come in no particular
+// order, until another kind of event shows they are over; and that a watch
+// started at a real resource version records every event's, including in
+// ResourceVersionUpdater stores.
+func TestReflectorResourceVersionOfSyntheticAdds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lw := newScriptedLW([]step{{list: pomList("", "")}}, []step{
+			// Synthetic adds only: nothing recorded, the next watch
+			// starts at "" again.
+			{delay: 2 * time.Second, events: []watch.Event{added("a", "30"), added("b", "20")}, closeAtEnd: true},
+			// A modification ends the synthetic adds: from then on, every
+			// event counts.
+			{delay: 2 * time.Second, events: []watch.Event{added("a", "30"), modified("b", "31"), added("c", "32")}, closeAtEnd: true},
+			{delay: 2 * time.Second, events: []watch.Event{added("d", "40")}, closeAtEnd: true},
+		})
+		lw.noWatchList = true
+		store := newRecordingStore()
+		r := NewReflectorWithOptions(lw, &metav1.PartialObjectMetadata{}, rvUpdatingStore{store}, ReflectorOptions{Name: "test"})
+		runReflector(t, r, lw)
+		wantCalls := []call{listCall("0", 500), watchCall(""), watchCall(""), watchCall("32"), watchCall("40")}
+		if diff := cmp.Diff(wantCalls, callsOf(lw.recorded())); diff != "" {
+			t.Errorf("calls (-want +got):\n%s", diff)
+		}
+		wantOps := []string{
+			"replace []@",
+			"add ns/a@30", "add ns/b@20",
+			"add ns/a@30", "update ns/b@31", "rv 31", "add ns/c@32", "rv 32",
+			"add ns/d@40", "rv 40",
+		}
+		if diff := cmp.Diff(wantOps, store.operations()); diff != "" {
+			t.Errorf("store operations (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// TestPlainStoreTakesNoBookmarks checks that the stores of this package do
+// not qualify as ReflectorBookmarkStore: their Bookmark method has no error
+// result, as in client-go, so a reflector writing into one never calls it.
+func TestPlainStoreTakesNoBookmarks(t *testing.T) {
+	for _, s := range []any{NewStore(MetaNamespaceKeyFunc), NewIndexer(MetaNamespaceKeyFunc, Indexers{})} {
+		if _, ok := s.(ReflectorBookmarkStore); ok {
+			t.Errorf("%T is a ReflectorBookmarkStore", s)
+		}
+	}
+}
