@@ -291,3 +291,22 @@ func TestControllerWithoutQueueOrProcess(t *testing.T) {
 		}
 	})
 }
+
+// TestInformerWithNilPointerHandler checks that an informer given a nil
+// *ResourceEventHandlerFuncs (whose value methods panic when called through
+// the nil pointer) treats it as no handler instead of panicking.
+func TestInformerWithNilPointerHandler(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lw := newScriptedLW([]step{{list: pomList("10", "", pom("a", "5"))}},
+			[]step{{events: []watch.Event{added("b", "11")}, closeAtEnd: true}})
+		lw.noWatchList = true
+		store, ctrl := NewInformerWithOptions(InformerOptions{
+			ListerWatcher: lw, ObjectType: &metav1.PartialObjectMetadata{}, Handler: (*ResourceEventHandlerFuncs)(nil),
+		})
+		runController(t, ctrl, lw, func() {
+			if diff := cmp.Diff([]string{"ns/a@5", "ns/b@11"}, storeContents(store)); diff != "" {
+				t.Errorf("store (-want +got):\n%s", diff)
+			}
+		})
+	})
+}

@@ -21,7 +21,8 @@ type InformerOptions struct {
 	// [NewReflectorWithOptions].
 	ObjectType runtime.Object
 
-	// Handler is told about every change. Nil ignores them.
+	// Handler is told about every change. Nil, or a nil pointer, ignores
+	// them.
 	Handler ResourceEventHandler
 
 	// ResyncPeriod, when positive, makes the informer deliver every stored
@@ -144,7 +145,9 @@ func newInformer(clientState Store, options InformerOptions, keyFunc KeyFunc) Co
 		logger = *options.Logger
 	}
 	handler := options.Handler
-	if handler == nil {
+	if handler == nil || isNilObject(handler) {
+		// A nil pointer handler (say a nil *ResourceEventHandlerFuncs,
+		// whose value methods panic through it) counts as no handler.
 		handler = ResourceEventHandlerFuncs{}
 	}
 	// Processing logs with the queue's logger, which carries its name.

@@ -134,10 +134,11 @@ var (
 
 // ListWatch is a [ListerWatcher] and [ListerWatcherWithContext] made of
 // functions. Set a list function and a watch function, preferably the
-// context-aware ones; a ListWatch with neither function of a half returns an
-// error from that half's methods. A ListWatch is safe for concurrent use when
-// its functions are; the reflector never paginates through it on its own
-// behalf (it pages with Limit and Continue itself).
+// context-aware ones; a ListWatch with neither function of a half, and a nil
+// *ListWatch, returns an error from that half's methods. A ListWatch is safe
+// for concurrent use when its functions are. The functions must pass the
+// options on to the server as given: the reflector paginates by setting Limit
+// and Continue itself, and streams lists through SendInitialEvents.
 //
 // This package does not depend on k8s.io/client-go, so it has no Getter and no
 // NewListWatchFromClient. Build a ListWatch from any client instead. With a
@@ -206,6 +207,8 @@ var (
 // Deprecated: use ListWithContext instead.
 func (lw *ListWatch) List(options metav1.ListOptions) (runtime.Object, error) {
 	switch {
+	case lw == nil:
+		return nil, errNoListFunc
 	case lw.ListFunc != nil:
 		return lw.ListFunc(options)
 	case lw.ListWithContextFunc != nil:
@@ -219,6 +222,8 @@ func (lw *ListWatch) List(options metav1.ListOptions) (runtime.Object, error) {
 // when ListWithContextFunc is nil.
 func (lw *ListWatch) ListWithContext(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {
 	switch {
+	case lw == nil:
+		return nil, errNoListFunc
 	case lw.ListWithContextFunc != nil:
 		return lw.ListWithContextFunc(ctx, options)
 	case lw.ListFunc != nil:
@@ -234,6 +239,8 @@ func (lw *ListWatch) ListWithContext(ctx context.Context, options metav1.ListOpt
 // Deprecated: use WatchWithContext instead.
 func (lw *ListWatch) Watch(options metav1.ListOptions) (watch.Interface, error) {
 	switch {
+	case lw == nil:
+		return nil, errNoWatchFunc
 	case lw.WatchFunc != nil:
 		return lw.WatchFunc(options)
 	case lw.WatchFuncWithContext != nil:
@@ -247,6 +254,8 @@ func (lw *ListWatch) Watch(options metav1.ListOptions) (watch.Interface, error) 
 // context) when WatchFuncWithContext is nil.
 func (lw *ListWatch) WatchWithContext(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
 	switch {
+	case lw == nil:
+		return nil, errNoWatchFunc
 	case lw.WatchFuncWithContext != nil:
 		return lw.WatchFuncWithContext(ctx, options)
 	case lw.WatchFunc != nil:

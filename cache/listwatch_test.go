@@ -54,19 +54,45 @@ func valueOf(ctx context.Context) string {
 	return s
 }
 
+// TestListWatchWithoutFunctions checks that a ListWatch without functions,
+// or a nil *ListWatch, reports an error from every method instead of
+// panicking.
 func TestListWatchWithoutFunctions(t *testing.T) {
-	lw := &ListWatch{}
-	if _, err := lw.List(metav1.ListOptions{}); !errors.Is(err, errNoListFunc) {
-		t.Errorf("List error = %v", err)
+	for _, tc := range []struct {
+		name string
+		lw   *ListWatch
+	}{
+		{name: "empty", lw: &ListWatch{}},
+		{name: "nil", lw: nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lw := tc.lw
+			if _, err := lw.List(metav1.ListOptions{}); !errors.Is(err, errNoListFunc) {
+				t.Errorf("List error = %v", err)
+			}
+			if _, err := lw.ListWithContext(context.Background(), metav1.ListOptions{}); !errors.Is(err, errNoListFunc) {
+				t.Errorf("ListWithContext error = %v", err)
+			}
+			if _, err := lw.Watch(metav1.ListOptions{}); !errors.Is(err, errNoWatchFunc) {
+				t.Errorf("Watch error = %v", err)
+			}
+			if _, err := lw.WatchWithContext(context.Background(), metav1.ListOptions{}); !errors.Is(err, errNoWatchFunc) {
+				t.Errorf("WatchWithContext error = %v", err)
+			}
+		})
 	}
-	if _, err := lw.ListWithContext(context.Background(), metav1.ListOptions{}); !errors.Is(err, errNoListFunc) {
-		t.Errorf("ListWithContext error = %v", err)
-	}
-	if _, err := lw.Watch(metav1.ListOptions{}); !errors.Is(err, errNoWatchFunc) {
-		t.Errorf("Watch error = %v", err)
-	}
-	if _, err := lw.WatchWithContext(context.Background(), metav1.ListOptions{}); !errors.Is(err, errNoWatchFunc) {
-		t.Errorf("WatchWithContext error = %v", err)
+}
+
+// TestReflectorOnWrappedNilListWatch checks that a reflector on a nil
+// *ListWatch wrapped by ToListWatcherWithWatchListSemantics (which the
+// reflector cannot see as nil) reports errors instead of panicking.
+func TestReflectorOnWrappedNilListWatch(t *testing.T) {
+	for _, streaming := range []bool{false, true} {
+		var client any = watchListClient{unsupported: !streaming}
+		r := NewReflector(ToListWatcherWithWatchListSemantics(nil, client), nil, newRecordingStore(), 0)
+		if err := r.ListAndWatchWithContext(context.Background()); !errors.Is(err, errNoListFunc) {
+			t.Errorf("streaming %v: ListAndWatch error = %v, want %v", streaming, err, errNoListFunc)
+		}
 	}
 }
 
@@ -105,6 +131,12 @@ type watchListClient struct{ unsupported bool }
 
 func (c watchListClient) IsWatchListSemanticsUnSupported() bool { return c.unsupported }
 
+// ptrWatchListClient answers from a field, so its method panics on a nil
+// pointer.
+type ptrWatchListClient struct{ unsupported bool }
+
+func (c *ptrWatchListClient) IsWatchListSemanticsUnSupported() bool { return c.unsupported }
+
 func TestToListWatcherWithWatchListSemantics(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -115,6 +147,7 @@ func TestToListWatcherWithWatchListSemantics(t *testing.T) {
 		{name: "client without the method", client: struct{}{}, want: false},
 		{name: "client supporting streaming lists", client: watchListClient{}, want: false},
 		{name: "client opting out", client: watchListClient{unsupported: true}, want: true},
+		{name: "nil pointer client", client: (*ptrWatchListClient)(nil), want: false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			inner := &ListWatch{}

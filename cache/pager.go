@@ -68,14 +68,17 @@ func (p *listPager) list(ctx context.Context, options metav1.ListOptions) (_ run
 			options.Limit, options.Continue = 0, ""
 			options.ResourceVersion, options.ResourceVersionMatch = requestedRV, requestedRVMatch
 			full, err := p.fetch(ctx, options)
-			return full, paginated, err
+			if err != nil {
+				return nil, paginated, err
+			}
+			if _, err := listMetaOf(full); err != nil {
+				return nil, paginated, err
+			}
+			return full, paginated, nil
 		}
-		if isNilObject(page) {
-			return nil, paginated, fmt.Errorf("list returned a nil %T and no error", page)
-		}
-		listMeta, err := meta.ListAccessor(page)
+		listMeta, err := listMetaOf(page)
 		if err != nil {
-			return nil, paginated, fmt.Errorf("returned object must be a list: %w", err)
+			return nil, paginated, err
 		}
 		next := listMeta.GetContinue()
 		if next == "" && merged == nil {
@@ -98,6 +101,19 @@ func (p *listPager) list(ctx context.Context, options metav1.ListOptions) (_ run
 		options.ResourceVersion, options.ResourceVersionMatch = "", ""
 		paginated = true
 	}
+}
+
+// listMetaOf returns the list metadata of a page, or why the page is not a
+// usable list: nil, a nil pointer (whose accessors would panic) or not a list.
+func listMetaOf(page runtime.Object) (metav1.ListInterface, error) {
+	if isNilObject(page) {
+		return nil, fmt.Errorf("list returned a nil %T and no error", page)
+	}
+	listMeta, err := meta.ListAccessor(page)
+	if err != nil {
+		return nil, fmt.Errorf("returned object must be a list: %w", err)
+	}
+	return listMeta, nil
 }
 
 // isNilObject reports whether obj is nil or a nil pointer, whose accessors

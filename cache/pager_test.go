@@ -162,11 +162,26 @@ func TestListPager(t *testing.T) {
 	}
 }
 
+// TestListPagerRejectsNonLists checks that nil results and objects that are
+// not lists are errors, whether they come as the first page or as the
+// unpaginated fallback after an expired continue token.
 func TestListPagerRejectsNonLists(t *testing.T) {
 	for _, obj := range []runtime.Object{nil, (*metav1.PartialObjectMetadataList)(nil), pom("a", "1")} {
-		p := newListPager(func(context.Context, metav1.ListOptions) (runtime.Object, error) { return obj, nil })
-		if _, _, err := p.list(context.Background(), metav1.ListOptions{}); err == nil {
-			t.Errorf("list of %T succeeded, want an error", obj)
+		for _, fallback := range []bool{false, true} {
+			var answers []runtime.Object
+			var errs []error
+			if fallback {
+				answers, errs = []runtime.Object{pomList("10", "t1", pom("a", "1")), nil}, []error{nil, errExpired}
+			}
+			answers, errs = append(answers, obj), append(errs, nil)
+			p := newListPager(func(context.Context, metav1.ListOptions) (runtime.Object, error) {
+				obj, err := answers[0], errs[0]
+				answers, errs = answers[1:], errs[1:]
+				return obj, err
+			})
+			if got, _, err := p.list(context.Background(), metav1.ListOptions{}); err == nil {
+				t.Errorf("fallback %v: list of %T succeeded with %#v, want an error", fallback, obj, got)
+			}
 		}
 	}
 }

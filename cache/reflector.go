@@ -92,6 +92,9 @@ var errStopRequested = errors.New("stop requested")
 //     *unstructured.Unstructured with apiVersion and kind, the wrong kind),
 //     Table objects, and objects without metadata are dropped with a logged
 //     error, as are such items of a list; a Table list fails the list.
+//   - A ListerWatcher call that panics, or returns neither a result nor an
+//     error, fails like a call that returned an error (client-go re-raises
+//     a panic of the list and crashes on a panic of the watch).
 //
 // client-go's optional consistency check of streaming lists (enabled there by
 // KUBE_WATCHLIST_INCONSISTENCY_DETECTOR) is not implemented, and neither is
@@ -639,9 +642,15 @@ func (r *Reflector) watchList(ctx context.Context) (watch.Interface, error) {
 	}
 }
 
-// startWatch opens a watch, turning a nil watch without error into an error.
-func (r *Reflector) startWatch(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
-	w, err := r.listerWatcher.WatchWithContext(ctx, options)
+// startWatch opens a watch, turning a nil watch without error, and a panic
+// of the ListerWatcher, into an error.
+func (r *Reflector) startWatch(ctx context.Context, options metav1.ListOptions) (w watch.Interface, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			w, err = nil, fmt.Errorf("watch panicked: %v", p)
+		}
+	}()
+	w, err = r.listerWatcher.WatchWithContext(ctx, options)
 	if err != nil {
 		return nil, err
 	}
@@ -832,7 +841,7 @@ func (r *Reflector) handleWatch(ctx context.Context, start time.Time, w watch.In
 			stallTimer.Reset(s.stallTimeout)
 		}
 		if event.Type == watch.Error {
-			return initialEventsEnd, apierrors.FromObject(event.Object)
+			return initialEventsEnd, watchErrorEventError(event.Object)
 		}
 		m, err := r.checkWatchObject(event.Object)
 		if err != nil {
@@ -881,6 +890,17 @@ func (r *Reflector) handleWatch(ctx context.Context, start time.Time, w watch.In
 	}
 	logger.V(4).Info("Watch closed", "reflector", r.name, "type", r.typeDescription, "items", applied)
 	return initialEventsEnd, nil
+}
+
+// watchErrorEventError returns the error an ERROR watch event carries: the
+// API status it holds, or an [apierrors.UnexpectedObjectError] for anything
+// else. A nil object, which apierrors.FromObject would dereference, yields a
+// plain error.
+func watchErrorEventError(obj runtime.Object) error {
+	if isNilObject(obj) {
+		return fmt.Errorf("watch error event with a nil %T instead of a status", obj)
+	}
+	return apierrors.FromObject(obj)
 }
 
 // checkWatchObject returns the metadata of an acceptable watch event object,

@@ -12,8 +12,8 @@ import (
 
 // The reflector's default backoff: 800ms doubling up to 30s, each delay
 // stretched by a random factor in [1, 2) (full jitter), and back to 800ms
-// after two minutes without failures. Against an unhealthy server this keeps
-// one reflector near 0.02-0.04 requests per second instead of 1.
+// after two minutes without failures. Against a server that keeps failing,
+// one reflector settles at one attempt every 30 to 60 seconds.
 const (
 	defaultBackoffInit   = 800 * time.Millisecond
 	defaultBackoffMax    = 30 * time.Second

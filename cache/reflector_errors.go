@@ -28,8 +28,10 @@ type WatchErrorHandlerWithContext func(ctx context.Context, r *Reflector, err er
 
 // DefaultWatchErrorHandler is the [WatchErrorHandlerWithContext] reflectors
 // use unless told otherwise. It only logs: an expired resource version at
-// verbosity 4, io.EOF not at all, io.ErrUnexpectedEOF at verbosity 1, and
-// everything else through utilruntime.HandleErrorWithContext.
+// verbosity 4, io.EOF itself not at all, io.ErrUnexpectedEOF itself at
+// verbosity 1, and everything else, including errors that merely wrap
+// io.EOF (such as a list whose connection ended), through
+// utilruntime.HandleErrorWithContext.
 func DefaultWatchErrorHandler(ctx context.Context, r *Reflector, err error) {
 	logger := klog.FromContext(ctx)
 	switch {
@@ -37,9 +39,11 @@ func DefaultWatchErrorHandler(ctx context.Context, r *Reflector, err error) {
 		// The next list asks for the last synced resource version first:
 		// the server answers with data at least that fresh.
 		logger.V(4).Info("Watch closed", "reflector", r.name, "type", r.typeDescription, "err", err)
-	case errors.Is(err, io.EOF):
+	// Only the bare sentinels, as a watch returns them, mean a stream that
+	// ended; failed lists reach this handler wrapped and must be reported.
+	case err == io.EOF:
 		// A normal end of stream.
-	case errors.Is(err, io.ErrUnexpectedEOF):
+	case err == io.ErrUnexpectedEOF:
 		logger.V(1).Info("Watch closed with unexpected EOF", "reflector", r.name, "type", r.typeDescription, "err", err)
 	default:
 		utilruntime.HandleErrorWithContext(ctx, err, "Failed to watch", "reflector", r.name, "type", r.typeDescription)

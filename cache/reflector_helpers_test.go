@@ -126,6 +126,8 @@ type step struct {
 	delay time.Duration
 	// err fails the call.
 	err error
+	// panicValue, when set, makes the call panic with it.
+	panicValue any
 	// list answers a list call; respond, when set, computes it instead.
 	list    runtime.Object
 	respond func(metav1.ListOptions) (runtime.Object, error)
@@ -209,6 +211,9 @@ func (s *scriptedLW) ListWithContext(ctx context.Context, opts metav1.ListOption
 		return nil, ctx.Err()
 	}
 	time.Sleep(st.delay)
+	if st.panicValue != nil {
+		panic(st.panicValue)
+	}
 	if st.respond != nil {
 		return st.respond(opts)
 	}
@@ -224,6 +229,9 @@ func (s *scriptedLW) WatchWithContext(ctx context.Context, opts metav1.ListOptio
 		return s.track(newScriptedWatch(nil, false)), nil
 	}
 	time.Sleep(st.delay)
+	if st.panicValue != nil {
+		panic(st.panicValue)
+	}
 	if st.err != nil {
 		return nil, st.err
 	}

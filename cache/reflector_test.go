@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/url"
 	"sync"
 	"syscall"
 	"testing"
@@ -115,6 +117,21 @@ func TestReflectorScenarios(t *testing.T) {
 				listCall("0", 500), continueCall("t1", 500), listCall("0", 0), watchCall("12"),
 			},
 			wantOps: []string{"replace [ns/a@5 ns/b@7]@12"},
+		},
+		{
+			name: "a nil full list after an expired continue token is an error",
+			lists: []step{
+				{list: pomList("10", "t1", a)},
+				{err: errExpired},
+				{list: (*metav1.PartialObjectMetadataList)(nil)},
+				{list: pomList("12", "", a, b)},
+			},
+			wantCalls: []call{
+				listCall("0", 500), continueCall("t1", 500), listCall("0", 0), listCall("0", 500), watchCall("12"),
+			},
+			wantOps:         []string{"replace [ns/a@5 ns/b@7]@12"},
+			wantGaps:        []gapCheck{backoffGap(2)},
+			wantHandlerErrs: 1,
 		},
 		{
 			name:      "an expired list is retried at once as a quorum read",
@@ -243,9 +260,41 @@ func TestReflectorScenarios(t *testing.T) {
 			wantGaps:  []gapCheck{backoffGap(1)},
 		},
 		{
+			name: "error events with a nil status relist after a backoff delay",
+			lists: []step{
+				{list: pomList("10", "", a)}, {list: pomList("12", "", a)}, {list: pomList("14", "", a)},
+			},
+			watches: []step{
+				{events: []watch.Event{{Type: watch.Error, Object: (*metav1.Status)(nil)}}},
+				{events: []watch.Event{{Type: watch.Error, Object: (*unstructured.Unstructured)(nil)}}},
+			},
+			wantCalls: []call{
+				listCall("0", 500), watchCall("10"), listCall("10", 0), watchCall("12"), listCall("12", 0), watchCall("14"),
+			},
+			wantOps:  []string{"replace [ns/a@5]@10", "replace [ns/a@5]@12", "replace [ns/a@5]@14"},
+			wantGaps: []gapCheck{backoffGap(1)},
+		},
+		{
 			name:            "a watch that cannot be started goes to the error handler and relists after a backoff delay",
 			lists:           []step{{list: pomList("10", "", a)}, {list: pomList("12", "", a)}},
 			watches:         []step{{err: errForbidden}},
+			wantCalls:       []call{listCall("0", 500), watchCall("10"), listCall("10", 0), watchCall("12")},
+			wantOps:         []string{"replace [ns/a@5]@10", "replace [ns/a@5]@12"},
+			wantGaps:        []gapCheck{backoffGap(1)},
+			wantHandlerErrs: 1,
+		},
+		{
+			name:            "a list that panics goes to the error handler and is retried after a backoff delay",
+			lists:           []step{{panicValue: "list exploded"}, {list: pomList("10", "", a)}},
+			wantCalls:       []call{listCall("0", 500), listCall("0", 500), watchCall("10")},
+			wantOps:         []string{"replace [ns/a@5]@10"},
+			wantGaps:        []gapCheck{backoffGap(0)},
+			wantHandlerErrs: 1,
+		},
+		{
+			name:            "a watch that panics goes to the error handler and relists after a backoff delay",
+			lists:           []step{{list: pomList("10", "", a)}, {list: pomList("12", "", a)}},
+			watches:         []step{{panicValue: "watch exploded"}},
 			wantCalls:       []call{listCall("0", 500), watchCall("10"), listCall("10", 0), watchCall("12")},
 			wantOps:         []string{"replace [ns/a@5]@10", "replace [ns/a@5]@12"},
 			wantGaps:        []gapCheck{backoffGap(1)},
@@ -336,6 +385,15 @@ func TestReflectorScenarios(t *testing.T) {
 			watchList: true,
 			lists:     []step{{list: pomList("10", "", a)}},
 			watches:   []step{{err: errBadRequest}},
+			wantCalls: []call{watchListCall(""), listCall("0", 500), watchCall("10")},
+			wantOps:   []string{"replace [ns/a@5]@10"},
+			wantGaps:  []gapCheck{immediate(0)},
+		},
+		{
+			name:      "a streaming list whose watch panics falls back to a paginated list in the same cycle",
+			watchList: true,
+			lists:     []step{{list: pomList("10", "", a)}},
+			watches:   []step{{panicValue: "watch exploded"}},
 			wantCalls: []call{watchListCall(""), listCall("0", 500), watchCall("10")},
 			wantOps:   []string{"replace [ns/a@5]@10"},
 			wantGaps:  []gapCheck{immediate(0)},
@@ -575,3 +633,91 @@ func (s *addOnlyStore) Update(any) error            { return nil }
 func (s *addOnlyStore) Delete(any) error            { return nil }
 func (s *addOnlyStore) Replace([]any, string) error { return nil }
 func (s *addOnlyStore) Resync() error               { return nil }
+
+// TestDefaultWatchErrorHandler checks which errors the default handler only
+// logs at some verbosity and which it reports through HandleError: only the
+// bare end-of-stream errors of a watch are quiet, as in client-go; a list
+// that failed because its connection ended is reported.
+func TestDefaultWatchErrorHandler(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		err         error
+		wantHandled bool
+	}{
+		{name: "expired", err: errExpired},
+		{name: "wrapped expired", err: fmt.Errorf("list pods: %w", errExpired)},
+		{name: "end of a watch stream", err: io.EOF},
+		{name: "unexpected end of a watch stream", err: io.ErrUnexpectedEOF},
+		{name: "list whose connection ended", err: fmt.Errorf("list pods: %w", &url.Error{Op: "Get", URL: "https://x", Err: io.EOF}), wantHandled: true},
+		{name: "list cut short", err: fmt.Errorf("list pods: %w", io.ErrUnexpectedEOF), wantHandled: true},
+		{name: "forbidden", err: errForbidden, wantHandled: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			handled := storeHandledErrors(t)
+			_, ctx := ktesting.NewTestContext(t)
+			r := NewReflectorWithOptions(&ListWatch{}, nil, newRecordingStore(), ReflectorOptions{Name: "test"})
+			DefaultWatchErrorHandler(ctx, r, tc.err)
+			if got := len(handled()) == 1; got != tc.wantHandled {
+				t.Errorf("reported through HandleError: %v, want %v", got, tc.wantHandled)
+			}
+		})
+	}
+}
+
+// rvUpdatingStore is a recordingStore that also records the resource versions
+// passed to UpdateResourceVersion.
+type rvUpdatingStore struct{ *recordingStore }
+
+func (s rvUpdatingStore) UpdateResourceVersion(rv string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ops = append(s.ops, "rv "+rv)
+}
+
+// TestReflectorResourceVersionOfSyntheticAdds checks that a watch started at
+// resource version "" (after a list that carried none) does not record the
+// resource versions of its initial ADDED events, which come in no particular
+// order, until another kind of event shows they are over; and that a watch
+// started at a real resource version records every event's, including in
+// ResourceVersionUpdater stores.
+func TestReflectorResourceVersionOfSyntheticAdds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lw := newScriptedLW([]step{{list: pomList("", "")}}, []step{
+			// Synthetic adds only: nothing recorded, the next watch
+			// starts at "" again.
+			{delay: 2 * time.Second, events: []watch.Event{added("a", "30"), added("b", "20")}, closeAtEnd: true},
+			// A modification ends the synthetic adds: from then on, every
+			// event counts.
+			{delay: 2 * time.Second, events: []watch.Event{added("a", "30"), modified("b", "31"), added("c", "32")}, closeAtEnd: true},
+			{delay: 2 * time.Second, events: []watch.Event{added("d", "40")}, closeAtEnd: true},
+		})
+		lw.noWatchList = true
+		store := newRecordingStore()
+		r := NewReflectorWithOptions(lw, &metav1.PartialObjectMetadata{}, rvUpdatingStore{store}, ReflectorOptions{Name: "test"})
+		runReflector(t, r, lw)
+		wantCalls := []call{listCall("0", 500), watchCall(""), watchCall(""), watchCall("32"), watchCall("40")}
+		if diff := cmp.Diff(wantCalls, callsOf(lw.recorded())); diff != "" {
+			t.Errorf("calls (-want +got):\n%s", diff)
+		}
+		wantOps := []string{
+			"replace []@",
+			"add ns/a@30", "add ns/b@20",
+			"add ns/a@30", "update ns/b@31", "rv 31", "add ns/c@32", "rv 32",
+			"add ns/d@40", "rv 40",
+		}
+		if diff := cmp.Diff(wantOps, store.operations()); diff != "" {
+			t.Errorf("store operations (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// TestPlainStoreTakesNoBookmarks checks that the stores of this package do
+// not qualify as ReflectorBookmarkStore: their Bookmark method has no error
+// result, as in client-go, so a reflector writing into one never calls it.
+func TestPlainStoreTakesNoBookmarks(t *testing.T) {
+	for _, s := range []any{NewStore(MetaNamespaceKeyFunc), NewIndexer(MetaNamespaceKeyFunc, Indexers{})} {
+		if _, ok := s.(ReflectorBookmarkStore); ok {
+			t.Errorf("%T is a ReflectorBookmarkStore", s)
+		}
+	}
+}

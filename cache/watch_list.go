@@ -14,10 +14,19 @@ type watchListSemanticsOptOut interface {
 
 // clientLacksWatchListSemantics reports whether client opted out of streaming
 // lists: it implements IsWatchListSemanticsUnSupported and that returns true.
-// Anything else, including nil, is assumed to support them.
-func clientLacksWatchListSemantics(client any) bool {
+// Anything else, including nil and a method that panics (say on a nil
+// pointer), is assumed to support them.
+func clientLacksWatchListSemantics(client any) (lacks bool) {
 	optOut, ok := client.(watchListSemanticsOptOut)
-	return ok && optOut.IsWatchListSemanticsUnSupported()
+	if !ok {
+		return false
+	}
+	defer func() {
+		if recover() != nil {
+			lacks = false
+		}
+	}()
+	return optOut.IsWatchListSemanticsUnSupported()
 }
 
 // watchListOptions returns the options of a streaming list (a watch that
@@ -52,9 +61,10 @@ func isInitialEventsEndBookmark(m metav1.Object) bool {
 
 // watchListAccumulator collects the initial events of a streaming list before
 // they are handed to the reflector's store in one Replace. It keeps objects in
-// arrival order, keyed by [DeletionHandlingMetaNamespaceKeyFunc], and applies
-// the destination store's transform on Add and Update so that the list
-// carries transformed objects, as client-go's temporary store does. It is
+// arrival order, keyed by [DeletionHandlingMetaNamespaceKeyFunc] applied to
+// the objects as received, and applies the destination store's transform on
+// Add and Update so that the list carries transformed objects, as client-go's
+// temporary store does. It is
 // used by one goroutine only.
 type watchListAccumulator struct {
 	transform TransformFunc // may be nil
@@ -67,18 +77,19 @@ func newWatchListAccumulator(transform TransformFunc) *watchListAccumulator {
 	return &watchListAccumulator{transform: transform, index: map[string]int{}}
 }
 
-// Add records obj, replacing an earlier object of the same key in place.
+// Add records obj, replacing an earlier object of the same key in place. The
+// key is computed before the transform, as a store with a transformer does.
 func (a *watchListAccumulator) Add(obj any) error {
+	key, err := DeletionHandlingMetaNamespaceKeyFunc(obj)
+	if err != nil {
+		return KeyError{Obj: obj, Err: err}
+	}
 	if a.transform != nil {
 		transformed, err := a.transform(obj)
 		if err != nil {
 			return err
 		}
 		obj = transformed
-	}
-	key, err := DeletionHandlingMetaNamespaceKeyFunc(obj)
-	if err != nil {
-		return KeyError{Obj: obj, Err: err}
 	}
 	if i, ok := a.index[key]; ok && a.objects[i] != nil {
 		a.objects[i] = obj

@@ -81,3 +81,28 @@ func TestWatchListAccumulatorTransforms(t *testing.T) {
 		t.Errorf("a failed transform was stored")
 	}
 }
+
+// TestWatchListAccumulatorKeysUntransformed checks that objects are keyed
+// before the transform, as a store with a transformer keys them: a transform
+// may return objects the key function does not understand, and deletes
+// (which are not transformed) must find what adds stored.
+func TestWatchListAccumulatorKeysUntransformed(t *testing.T) {
+	type slim struct{ Name string }
+	acc := newWatchListAccumulator(func(obj any) (any, error) {
+		if s, ok := obj.(slim); ok {
+			return s, nil
+		}
+		return slim{Name: obj.(*metav1.PartialObjectMetadata).Name}, nil
+	})
+	for _, obj := range []any{pom("a", "1"), pom("b", "2")} {
+		if err := acc.Add(obj); err != nil {
+			t.Fatalf("Add(%v): %v", testObjString(obj), err)
+		}
+	}
+	if err := acc.Delete(pom("a", "3")); err != nil {
+		t.Fatalf("Delete: %v", err)
+	}
+	if diff := cmp.Diff([]any{slim{Name: "b"}}, acc.List()); diff != "" {
+		t.Errorf("List (-want +got):\n%s", diff)
+	}
+}
