@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -1068,3 +1069,113 @@ func TestSharedInformerHandlerChurnUnderLoad(t *testing.T) {
 		})
 	}
 }
+
+func TestSharedInformerAddEventHandlerRacingStop(t *testing.T) {
+	for _, mode := range queueModes {
+		t.Run(mode.name, func(t *testing.T) {
+			srv := newTestServer(t)
+			for i := range 20 {
+				create(t, srv, fmt.Sprintf("o%d", i))
+			}
+			inf := newTestInformer(srv, SharedIndexInformerOptions{InOrder: mode.inOrder})
+			stop := runSharedInformer(t, inf)
+			waitForSync(t, inf.HasSyncedChecker())
+
+			// Adders keep adding handlers (some remove themselves from
+			// inside, some are shut down by the adder) until the
+			// informer refuses them.
+			const adders = 4
+			var wg sync.WaitGroup
+			regs := make([][]ResourceEventHandlerRegistration, adders)
+			refused := make([]error, adders)
+			var added atomic.Int32
+			for a := range adders {
+				wg.Go(func() {
+					for i := 0; ; i++ {
+						rec := newRecorder()
+						var self ResourceEventHandlerRegistration
+						var selfMu sync.Mutex
+						if i%3 == 0 {
+							rec.onEvent = func(event) {
+								selfMu.Lock()
+								defer selfMu.Unlock()
+								if self != nil {
+									_ = inf.RemoveEventHandler(self)
+								}
+							}
+						}
+						reg, err := inf.AddEventHandler(rec)
+						if err != nil {
+							refused[a] = err
+							return
+						}
+						selfMu.Lock()
+						self = reg
+						selfMu.Unlock()
+						regs[a] = append(regs[a], reg)
+						added.Add(1)
+						if i%3 == 1 {
+							if err := ShutDownEventHandler(inf, reg); err != nil {
+								t.Errorf("ShutDownEventHandler: %v", err)
+							}
+						}
+					}
+				})
+			}
+			waitFor(t, "handlers to be added", func() bool { return added.Load() >= 100 })
+			stop()
+			wg.Wait()
+
+			for a, err := range refused {
+				if err == nil || !strings.Contains(err.Error(), "it has stopped already") {
+					t.Errorf("adder %d: refused with %v, want the stopped error", a, err)
+				}
+			}
+			// Run has returned: no handler is called any more.
+			for a := range regs {
+				for i, reg := range regs[a] {
+					select {
+					case <-reg.(interface{ ShutdownChan() <-chan struct{} }).ShutdownChan():
+					default:
+						t.Fatalf("adder %d, handler %d: still running after Run returned", a, i)
+					}
+				}
+			}
+			if got := inf.processor.listenerCount(); got != 0 {
+				t.Errorf("%d listeners remain after stop", got)
+			}
+		})
+	}
+}
+
+func TestSharedInformerRunWithEndedContext(t *testing.T) {
+	srv := newTestServer(t)
+	create(t, srv, "a")
+	inf := newTestInformer(srv, SharedIndexInformerOptions{})
+	reg, err := inf.AddEventHandler(newRecorder())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(testContext(t))
+	cancel()
+	inf.RunWithContext(ctx) // returns on its own
+	if !inf.IsStopped() {
+		t.Error("the informer is not stopped")
+	}
+	if inf.HasSynced() || reg.HasSynced() {
+		t.Error("synced without running")
+	}
+	waitClosed(t, "ShutdownChan of a handler added before Run", reg.(interface{ ShutdownChan() <-chan struct{} }).ShutdownChan())
+	if _, err := inf.AddEventHandler(newRecorder()); err == nil {
+		t.Error("a handler was added after stop")
+	}
+	if err := ShutDownEventHandler(inf, reg); err != nil {
+		t.Errorf("ShutDownEventHandler after stop: %v", err)
+	}
+	stopped := make(chan struct{})
+	close(stopped)
+	if WaitForCacheSync(stopped, inf.HasSynced) {
+		t.Error("WaitForCacheSync reported a stopped, never synced informer as synced")
+	}
+}
+
