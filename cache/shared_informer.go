@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"time"
 
@@ -44,7 +45,9 @@ type SharedInformer interface {
 	// AddEventHandler adds handler with the informer's default resync
 	// period. It returns the handler's registration, which reports when
 	// the handler has seen the initial list and is needed to remove the
-	// handler. It fails once the informer has stopped.
+	// handler. It fails once the informer has stopped, and for a nil
+	// handler or a nil pointer to a handler type with value receivers,
+	// which could only panic.
 	AddEventHandler(handler ResourceEventHandler) (ResourceEventHandlerRegistration, error)
 
 	// AddEventHandlerWithResyncPeriod adds handler asking for a resync
@@ -459,11 +462,12 @@ func (s *sharedIndexInformer) AddEventHandlerWithResyncPeriod(handler ResourceEv
 }
 
 // AddEventHandlerWithOptions implements
-// [SharedInformer.AddEventHandlerWithOptions]. A nil handler is an error; a
+// [SharedInformer.AddEventHandlerWithOptions]. A nil handler, or a nil
+// pointer that cannot handle anything (see checkHandler), is an error; a
 // negative resync period is treated as zero.
 func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHandler, options HandlerOptions) (ResourceEventHandlerRegistration, error) {
-	if handler == nil {
-		return nil, errors.New("event handler is nil")
+	if err := checkHandler[ResourceEventHandler](handler); err != nil {
+		return nil, err
 	}
 	s.startedLock.Lock()
 	defer s.startedLock.Unlock()
@@ -510,6 +514,21 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 	l.addInitial(s.indexer.List())
 	s.processor.addListener(l)
 	return l, nil
+}
+
+// checkHandler returns an error for a handler of interface type H that would
+// panic on every call: nil, or a nil pointer to a type whose methods have
+// value receivers (such as a nil *ResourceEventHandlerFuncs). A nil pointer
+// whose methods have pointer receivers may work and is accepted.
+func checkHandler[H any](handler H) error {
+	v := reflect.ValueOf(handler)
+	switch {
+	case !v.IsValid():
+		return errors.New("event handler is nil")
+	case v.Kind() == reflect.Pointer && v.IsNil() && v.Type().Elem().Implements(reflect.TypeFor[H]()):
+		return fmt.Errorf("event handler is a nil %T", handler)
+	}
+	return nil
 }
 
 // RemoveEventHandler implements [SharedInformer.RemoveEventHandler].

@@ -1179,3 +1179,33 @@ func TestSharedInformerRunWithEndedContext(t *testing.T) {
 	}
 }
 
+// pointerHandler implements ResourceEventHandler with pointer receivers that
+// work on a nil pointer.
+type pointerHandler struct{}
+
+func (*pointerHandler) OnAdd(any, bool)   {}
+func (*pointerHandler) OnUpdate(any, any) {}
+func (*pointerHandler) OnDelete(any)      {}
+
+func TestAddEventHandlerRejectsNilHandlers(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		handler ResourceEventHandler
+		wantErr bool
+	}{
+		{name: "nil", handler: nil, wantErr: true},
+		{name: "nil *ResourceEventHandlerFuncs", handler: (*ResourceEventHandlerFuncs)(nil), wantErr: true},
+		{name: "nil *ResourceEventHandlerDetailedFuncs", handler: (*ResourceEventHandlerDetailedFuncs)(nil), wantErr: true},
+		{name: "nil *FilteringResourceEventHandler", handler: (*FilteringResourceEventHandler)(nil), wantErr: true},
+		{name: "nil pointer with pointer receivers", handler: (*pointerHandler)(nil)},
+		{name: "empty funcs", handler: ResourceEventHandlerFuncs{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			inf := newTestInformer(newTestServer(t), SharedIndexInformerOptions{})
+			_, err := inf.AddEventHandler(tc.handler)
+			if gotErr := err != nil; gotErr != tc.wantErr {
+				t.Errorf("AddEventHandler() error = %v, want error %v", err, tc.wantErr)
+			}
+		})
+	}
+}
