@@ -53,11 +53,12 @@ type SharedInformer interface {
 	// AddEventHandlerWithResyncPeriod adds handler asking for a resync
 	// every resyncPeriod; zero means the handler does not want resyncs. A
 	// positive period below one second is raised to one second. Resyncs
-	// are checked every resync check period of the informer (the smallest
-	// period asked for before Run, see [NewSharedIndexInformer]), so a
-	// handler added after Run gets at least that period; a handler's
-	// resyncs happen at the first check at or after the period elapsed.
-	// An informer whose check period is zero resyncs no handler.
+	// are checked every resync check period of the informer: its default
+	// period, lowered by the handlers added before Run that ask for less
+	// (see [NewSharedIndexInformer]). A handler added after Run gets at
+	// least that period; a handler's resyncs happen at the first check at
+	// or after its period elapsed. An informer whose default period is
+	// zero has no check period and resyncs no handler.
 	AddEventHandlerWithResyncPeriod(handler ResourceEventHandler, resyncPeriod time.Duration) (ResourceEventHandlerRegistration, error)
 
 	// AddEventHandlerWithOptions is AddEventHandlerWithResyncPeriod with
@@ -174,8 +175,8 @@ func NewSharedInformer(lw ListerWatcher, exampleObject runtime.Object, defaultEv
 // Run with a smaller period lower the check period; handlers added after Run
 // with a smaller period get the check period. A handler's resync thus
 // happens every period rounded up to a multiple of the check period, plus
-// processing delays. Zero disables resyncs unless a handler added before Run
-// asks for them.
+// processing delays. Zero disables resyncs for every handler, whatever period
+// it asks for.
 func NewSharedIndexInformer(lw ListerWatcher, exampleObject runtime.Object, defaultEventHandlerResyncPeriod time.Duration, indexers Indexers) SharedIndexInformer {
 	return NewSharedIndexInformerWithOptions(lw, exampleObject, SharedIndexInformerOptions{
 		ResyncPeriod: defaultEventHandlerResyncPeriod,
