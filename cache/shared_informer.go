@@ -93,7 +93,9 @@ type SharedInformer interface {
 	// then stops every handler (dropping their pending notifications) and
 	// returns once every goroutine it started has exited, handler calls in
 	// progress included. It blocks. An informer runs once: further calls
-	// log a warning and return at once.
+	// log a warning and return at once. If a panic in processing (in an
+	// index function, say) reaches Run, Run stops the same way and then
+	// re-raises it.
 	RunWithContext(ctx context.Context)
 
 	// HasSynced reports whether the cache holds the complete initial list
@@ -323,22 +325,24 @@ func (s *sharedIndexInformer) RunWithContext(ctx context.Context) {
 		return
 	}
 
-	// Every goroutine started here exits once ctx ends (the processor's
-	// listeners once stop is called) and is waited for before returning.
+	// Every goroutine started here exits once Run is returning (the
+	// processor's listeners once stop is called) and is waited for before
+	// Run returns, also when processing panics and the panic unwinds Run.
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	stopping := make(chan struct{})
+	defer close(stopping) // after the processor has stopped, before wg.Wait
 	wg.Go(func() {
 		select {
 		case <-controller.HasSyncedChecker().Done():
 			close(s.synced)
 			s.processor.upstreamHasSynced()
 		case <-ctx.Done():
+		case <-stopping:
 		}
 	})
 	if s.detectMutations {
-		stopDetector := make(chan struct{})
-		defer close(stopDetector)
-		wg.Go(func() { s.mutationDetector.Run(stopDetector) })
+		wg.Go(func() { s.mutationDetector.Run(stopping) })
 	}
 	s.processor.run()
 	defer s.processor.stop() // after stopped is set: no listener is added once the processor stopped

@@ -1209,3 +1209,48 @@ func TestAddEventHandlerRejectsNilHandlers(t *testing.T) {
 		})
 	}
 }
+
+func TestSharedInformerRunReturnsWhenProcessingPanics(t *testing.T) {
+	for _, reallyCrash := range []bool{true, false} {
+		t.Run(fmt.Sprintf("ReallyCrash=%v", reallyCrash), func(t *testing.T) {
+			defer func(old bool) { utilruntime.ReallyCrash = old }(utilruntime.ReallyCrash)
+			utilruntime.ReallyCrash = reallyCrash
+			synctest.Test(t, func(t *testing.T) {
+				srv := framework.NewServer(framework.Options[*metav1.PartialObjectMetadata]{})
+				defer srv.Close()
+				create(t, srv, "a")
+				create(t, srv, "b")
+				// Storing the first object panics, before the informer
+				// has synced: the panic reaches the informer's Run
+				// through the controller.
+				inf := newTestInformer(srv, SharedIndexInformerOptions{Indexers: Indexers{
+					"panics": func(obj any) ([]string, error) {
+						if obj.(metav1.Object).GetName() == "a" {
+							panic("index function failure")
+						}
+						return nil, nil
+					},
+				}})
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				panicked := make(chan any, 1)
+				go func() {
+					defer func() { panicked <- recover() }()
+					inf.RunWithContext(ctx)
+				}()
+				synctest.Wait()
+				select {
+				case p := <-panicked:
+					if got := p != nil; got != reallyCrash {
+						t.Errorf("Run panicked with %v, want a panic: %v", p, reallyCrash)
+					}
+				default:
+					t.Fatal("Run is still blocked after processing panicked")
+				}
+				if !inf.IsStopped() {
+					t.Error("the informer is not stopped after Run returned")
+				}
+			})
+		})
+	}
+}
