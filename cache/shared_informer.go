@@ -505,19 +505,21 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 	}
 
 	l := newProcessorListener(logger, handler, resyncPeriod, determineResyncPeriod(logger, resyncPeriod, s.resyncCheckPeriod), s.clock, s.HasSyncedChecker().Name())
-	if !s.started {
-		s.processor.addListener(l)
-		return l, nil
+	if s.started {
+		// Replay the cache while no change can be stored or distributed,
+		// so that the handler sees every object exactly once before any
+		// later notification. The adds are queued before the listener is
+		// registered, so they count towards its sync even if the
+		// informer has synced.
+		s.blockDeltas.Lock()
+		defer s.blockDeltas.Unlock()
+		l.addInitial(s.indexer.List())
 	}
-
-	// Replay the cache while no change can be stored or distributed, so
-	// that the handler sees every object exactly once before any later
-	// notification. The adds are queued before the listener is registered,
-	// so they count towards its sync even if the informer has synced.
-	s.blockDeltas.Lock()
-	defer s.blockDeltas.Unlock()
-	l.addInitial(s.indexer.List())
-	s.processor.addListener(l)
+	if !s.processor.addListener(l) {
+		// Not expected: the processor stops only after stopped was set,
+		// and stopped is checked above under the same lock.
+		return nil, fmt.Errorf("handler %v was not added to shared informer because its processor has stopped", handler)
+	}
 	return l, nil
 }
 
