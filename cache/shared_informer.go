@@ -153,8 +153,9 @@ type SharedIndexInformer interface {
 type ResourceEventHandlerRegistration interface {
 	// HasSynced reports whether the informer has synced and the handler
 	// has returned from the OnAdd call of every object of the initial list
-	// (for a handler added to a running informer: of every object cached
-	// when it was added). It stays false after a removal that came first.
+	// and, for a handler added to a running informer, of every object
+	// cached when it was added. It stays false if the handler is removed
+	// before that; once true, it stays true.
 	HasSynced() bool
 
 	// HasSyncedChecker returns a [DoneChecker] for the condition of
