@@ -1254,3 +1254,50 @@ func TestSharedInformerRunReturnsWhenProcessingPanics(t *testing.T) {
 		})
 	}
 }
+
+func TestSharedInformerLateJoinDuringInitialList(t *testing.T) {
+	for _, mode := range queueModes {
+		t.Run(mode.name, func(t *testing.T) {
+			const objects = 2000
+			srv := newTestServer(t)
+			for i := range objects {
+				create(t, srv, fmt.Sprintf("o%d", i))
+			}
+			inf := newTestInformer(srv, SharedIndexInformerOptions{InOrder: mode.inOrder})
+			runSharedInformer(t, inf)
+			// Handlers join at various points of the initial list: each
+			// gets the objects stored so far replayed and the rest as
+			// they are processed, all as initial adds.
+			const handlers = 20
+			var recs []*recorder
+			var checkers []DoneChecker
+			for i := range handlers {
+				rec := newRecorder()
+				reg, err := inf.AddEventHandler(rec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				recs = append(recs, rec)
+				checkers = append(checkers, reg.HasSyncedChecker())
+				// Let the informer store a few more objects.
+				for next := (i + 1) * objects / handlers; !inf.HasSynced() && len(inf.GetStore().ListKeys()) < next; {
+					goruntime.Gosched()
+				}
+			}
+			waitForSync(t, checkers...)
+			for i, rec := range recs {
+				events := rec.recorded()
+				if len(events) != objects {
+					t.Fatalf("handler %d: %d calls once its registration synced, want %d", i, len(events), objects)
+				}
+				seen := map[string]bool{}
+				for _, e := range events {
+					if e.Kind != "add" || !e.Initial || seen[e.Key] {
+						t.Fatalf("handler %d: unexpected call %s", i, e)
+					}
+					seen[e.Key] = true
+				}
+			}
+		})
+	}
+}
