@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"time"
 
@@ -44,17 +45,20 @@ type SharedInformer interface {
 	// AddEventHandler adds handler with the informer's default resync
 	// period. It returns the handler's registration, which reports when
 	// the handler has seen the initial list and is needed to remove the
-	// handler. It fails once the informer has stopped.
+	// handler. It fails once the informer has stopped, and for a nil
+	// handler or a nil pointer to a handler type with value receivers,
+	// which could only panic.
 	AddEventHandler(handler ResourceEventHandler) (ResourceEventHandlerRegistration, error)
 
 	// AddEventHandlerWithResyncPeriod adds handler asking for a resync
 	// every resyncPeriod; zero means the handler does not want resyncs. A
 	// positive period below one second is raised to one second. Resyncs
-	// are checked every resync check period of the informer (the smallest
-	// period asked for before Run, see [NewSharedIndexInformer]), so a
-	// handler added after Run gets at least that period; a handler's
-	// resyncs happen at the first check at or after the period elapsed.
-	// An informer whose check period is zero resyncs no handler.
+	// are checked every resync check period of the informer: its default
+	// period, lowered by the handlers added before Run that ask for less
+	// (see [NewSharedIndexInformer]). A handler added after Run gets at
+	// least that period; a handler's resyncs happen at the first check at
+	// or after its period elapsed. An informer whose default period is
+	// zero has no check period and resyncs no handler.
 	AddEventHandlerWithResyncPeriod(handler ResourceEventHandler, resyncPeriod time.Duration) (ResourceEventHandlerRegistration, error)
 
 	// AddEventHandlerWithOptions is AddEventHandlerWithResyncPeriod with
@@ -89,7 +93,9 @@ type SharedInformer interface {
 	// then stops every handler (dropping their pending notifications) and
 	// returns once every goroutine it started has exited, handler calls in
 	// progress included. It blocks. An informer runs once: further calls
-	// log a warning and return at once.
+	// log a warning and return at once. If a panic in processing (in an
+	// index function, say) reaches Run, Run stops the same way and then
+	// re-raises it.
 	RunWithContext(ctx context.Context)
 
 	// HasSynced reports whether the cache holds the complete initial list
@@ -147,8 +153,9 @@ type SharedIndexInformer interface {
 type ResourceEventHandlerRegistration interface {
 	// HasSynced reports whether the informer has synced and the handler
 	// has returned from the OnAdd call of every object of the initial list
-	// (for a handler added to a running informer: of every object cached
-	// when it was added). It stays false after a removal that came first.
+	// and, for a handler added to a running informer, of every object
+	// cached when it was added. It stays false if the handler is removed
+	// before that; once true, it stays true.
 	HasSynced() bool
 
 	// HasSyncedChecker returns a [DoneChecker] for the condition of
@@ -171,8 +178,8 @@ func NewSharedInformer(lw ListerWatcher, exampleObject runtime.Object, defaultEv
 // Run with a smaller period lower the check period; handlers added after Run
 // with a smaller period get the check period. A handler's resync thus
 // happens every period rounded up to a multiple of the check period, plus
-// processing delays. Zero disables resyncs unless a handler added before Run
-// asks for them.
+// processing delays. Zero disables resyncs for every handler, whatever period
+// it asks for.
 func NewSharedIndexInformer(lw ListerWatcher, exampleObject runtime.Object, defaultEventHandlerResyncPeriod time.Duration, indexers Indexers) SharedIndexInformer {
 	return NewSharedIndexInformerWithOptions(lw, exampleObject, SharedIndexInformerOptions{
 		ResyncPeriod: defaultEventHandlerResyncPeriod,
@@ -319,22 +326,24 @@ func (s *sharedIndexInformer) RunWithContext(ctx context.Context) {
 		return
 	}
 
-	// Every goroutine started here exits once ctx ends (the processor's
-	// listeners once stop is called) and is waited for before returning.
+	// Every goroutine started here exits once Run is returning (the
+	// processor's listeners once stop is called) and is waited for before
+	// Run returns, also when processing panics and the panic unwinds Run.
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	stopping := make(chan struct{})
+	defer close(stopping) // after the processor has stopped, before wg.Wait
 	wg.Go(func() {
 		select {
 		case <-controller.HasSyncedChecker().Done():
 			close(s.synced)
 			s.processor.upstreamHasSynced()
 		case <-ctx.Done():
+		case <-stopping:
 		}
 	})
 	if s.detectMutations {
-		stopDetector := make(chan struct{})
-		defer close(stopDetector)
-		wg.Go(func() { s.mutationDetector.Run(stopDetector) })
+		wg.Go(func() { s.mutationDetector.Run(stopping) })
 	}
 	s.processor.run()
 	defer s.processor.stop() // after stopped is set: no listener is added once the processor stopped
@@ -459,11 +468,12 @@ func (s *sharedIndexInformer) AddEventHandlerWithResyncPeriod(handler ResourceEv
 }
 
 // AddEventHandlerWithOptions implements
-// [SharedInformer.AddEventHandlerWithOptions]. A nil handler is an error; a
+// [SharedInformer.AddEventHandlerWithOptions]. A nil handler, or a nil
+// pointer that cannot handle anything (see checkHandler), is an error; a
 // negative resync period is treated as zero.
 func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHandler, options HandlerOptions) (ResourceEventHandlerRegistration, error) {
-	if handler == nil {
-		return nil, errors.New("event handler is nil")
+	if err := checkHandler[ResourceEventHandler](handler); err != nil {
+		return nil, err
 	}
 	s.startedLock.Lock()
 	defer s.startedLock.Unlock()
@@ -496,20 +506,37 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 	}
 
 	l := newProcessorListener(logger, handler, resyncPeriod, determineResyncPeriod(logger, resyncPeriod, s.resyncCheckPeriod), s.clock, s.HasSyncedChecker().Name())
-	if !s.started {
-		s.processor.addListener(l)
-		return l, nil
+	if s.started {
+		// Replay the cache while no change can be stored or distributed,
+		// so that the handler sees every object exactly once before any
+		// later notification. The adds are queued before the listener is
+		// registered, so they count towards its sync even if the
+		// informer has synced.
+		s.blockDeltas.Lock()
+		defer s.blockDeltas.Unlock()
+		l.addInitial(s.indexer.List())
 	}
-
-	// Replay the cache while no change can be stored or distributed, so
-	// that the handler sees every object exactly once before any later
-	// notification. The adds are queued before the listener is registered,
-	// so they count towards its sync even if the informer has synced.
-	s.blockDeltas.Lock()
-	defer s.blockDeltas.Unlock()
-	l.addInitial(s.indexer.List())
-	s.processor.addListener(l)
+	if !s.processor.addListener(l) {
+		// Not expected: the processor stops only after stopped was set,
+		// and stopped is checked above under the same lock.
+		return nil, fmt.Errorf("handler %v was not added to shared informer because its processor has stopped", handler)
+	}
 	return l, nil
+}
+
+// checkHandler returns an error for a handler of interface type H that would
+// panic on every call: nil, or a nil pointer to a type whose methods have
+// value receivers (such as a nil *ResourceEventHandlerFuncs). A nil pointer
+// whose methods have pointer receivers may work and is accepted.
+func checkHandler[H any](handler H) error {
+	v := reflect.ValueOf(handler)
+	switch {
+	case !v.IsValid():
+		return errors.New("event handler is nil")
+	case v.Kind() == reflect.Pointer && v.IsNil() && v.Type().Elem().Implements(reflect.TypeFor[H]()):
+		return fmt.Errorf("event handler is a nil %T", handler)
+	}
+	return nil
 }
 
 // RemoveEventHandler implements [SharedInformer.RemoveEventHandler].

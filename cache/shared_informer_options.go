@@ -11,8 +11,7 @@ import (
 type SharedIndexInformerOptions struct {
 	// ResyncPeriod is the default resync period of the handlers and the
 	// informer's resync check period; see [NewSharedIndexInformer]. Zero
-	// disables resyncs unless a handler added before the informer starts
-	// asks for them.
+	// disables resyncs for every handler, whatever period it asks for.
 	ResyncPeriod time.Duration
 
 	// Indexers are the indexes of the informer's [Indexer]. More can be

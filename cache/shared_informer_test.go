@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -1063,6 +1064,258 @@ func TestSharedInformerHandlerChurnUnderLoad(t *testing.T) {
 			for _, reg := range live {
 				if err := ShutDownEventHandler(inf, reg); err != nil {
 					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func TestSharedInformerAddEventHandlerRacingStop(t *testing.T) {
+	for _, mode := range queueModes {
+		t.Run(mode.name, func(t *testing.T) {
+			srv := newTestServer(t)
+			for i := range 20 {
+				create(t, srv, fmt.Sprintf("o%d", i))
+			}
+			inf := newTestInformer(srv, SharedIndexInformerOptions{InOrder: mode.inOrder})
+			stop := runSharedInformer(t, inf)
+			waitForSync(t, inf.HasSyncedChecker())
+
+			// Adders keep adding handlers (some remove themselves from
+			// inside, some are shut down by the adder) until the
+			// informer refuses them.
+			const adders = 4
+			var wg sync.WaitGroup
+			regs := make([][]ResourceEventHandlerRegistration, adders)
+			refused := make([]error, adders)
+			var added atomic.Int32
+			for a := range adders {
+				wg.Go(func() {
+					for i := 0; ; i++ {
+						rec := newRecorder()
+						var self ResourceEventHandlerRegistration
+						var selfMu sync.Mutex
+						if i%3 == 0 {
+							rec.onEvent = func(event) {
+								selfMu.Lock()
+								defer selfMu.Unlock()
+								if self != nil {
+									_ = inf.RemoveEventHandler(self)
+								}
+							}
+						}
+						reg, err := inf.AddEventHandler(rec)
+						if err != nil {
+							refused[a] = err
+							return
+						}
+						selfMu.Lock()
+						self = reg
+						selfMu.Unlock()
+						regs[a] = append(regs[a], reg)
+						added.Add(1)
+						if i%3 == 1 {
+							if err := ShutDownEventHandler(inf, reg); err != nil {
+								t.Errorf("ShutDownEventHandler: %v", err)
+							}
+						}
+					}
+				})
+			}
+			waitFor(t, "handlers to be added", func() bool { return added.Load() >= 100 })
+			stop()
+			wg.Wait()
+
+			for a, err := range refused {
+				if err == nil || !strings.Contains(err.Error(), "it has stopped already") {
+					t.Errorf("adder %d: refused with %v, want the stopped error", a, err)
+				}
+			}
+			// Run has returned: no handler is called any more.
+			for a := range regs {
+				for i, reg := range regs[a] {
+					select {
+					case <-reg.(interface{ ShutdownChan() <-chan struct{} }).ShutdownChan():
+					default:
+						t.Fatalf("adder %d, handler %d: still running after Run returned", a, i)
+					}
+				}
+			}
+			if got := inf.processor.listenerCount(); got != 0 {
+				t.Errorf("%d listeners remain after stop", got)
+			}
+		})
+	}
+}
+
+func TestSharedInformerRunWithEndedContext(t *testing.T) {
+	srv := newTestServer(t)
+	create(t, srv, "a")
+	inf := newTestInformer(srv, SharedIndexInformerOptions{})
+	reg, err := inf.AddEventHandler(newRecorder())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(testContext(t))
+	cancel()
+	inf.RunWithContext(ctx) // returns on its own
+	if !inf.IsStopped() {
+		t.Error("the informer is not stopped")
+	}
+	if inf.HasSynced() || reg.HasSynced() {
+		t.Error("synced without running")
+	}
+	waitClosed(t, "ShutdownChan of a handler added before Run", reg.(interface{ ShutdownChan() <-chan struct{} }).ShutdownChan())
+	if _, err := inf.AddEventHandler(newRecorder()); err == nil {
+		t.Error("a handler was added after stop")
+	}
+	if err := ShutDownEventHandler(inf, reg); err != nil {
+		t.Errorf("ShutDownEventHandler after stop: %v", err)
+	}
+	stopped := make(chan struct{})
+	close(stopped)
+	if WaitForCacheSync(stopped, inf.HasSynced) {
+		t.Error("WaitForCacheSync reported a stopped, never synced informer as synced")
+	}
+}
+
+// pointerHandler implements ResourceEventHandler with pointer receivers that
+// work on a nil pointer.
+type pointerHandler struct{}
+
+func (*pointerHandler) OnAdd(any, bool)   {}
+func (*pointerHandler) OnUpdate(any, any) {}
+func (*pointerHandler) OnDelete(any)      {}
+
+func TestAddEventHandlerRejectsNilHandlers(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		handler ResourceEventHandler
+		wantErr bool
+	}{
+		{name: "nil", handler: nil, wantErr: true},
+		{name: "nil *ResourceEventHandlerFuncs", handler: (*ResourceEventHandlerFuncs)(nil), wantErr: true},
+		{name: "nil *ResourceEventHandlerDetailedFuncs", handler: (*ResourceEventHandlerDetailedFuncs)(nil), wantErr: true},
+		{name: "nil *FilteringResourceEventHandler", handler: (*FilteringResourceEventHandler)(nil), wantErr: true},
+		{name: "nil pointer with pointer receivers", handler: (*pointerHandler)(nil)},
+		{name: "empty funcs", handler: ResourceEventHandlerFuncs{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			inf := newTestInformer(newTestServer(t), SharedIndexInformerOptions{})
+			_, err := inf.AddEventHandler(tc.handler)
+			if gotErr := err != nil; gotErr != tc.wantErr {
+				t.Errorf("AddEventHandler() error = %v, want error %v", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestSharedInformerRunPropagatesProcessingPanic(t *testing.T) {
+	// With ReallyCrash a panic in processing unwinds the controller and
+	// must leave Run promptly, after stopping everything Run started.
+	// (Without it, the controller decides whether processing goes on.)
+	defer func(old bool) { utilruntime.ReallyCrash = old }(utilruntime.ReallyCrash)
+	utilruntime.ReallyCrash = true
+	for _, mode := range queueModes {
+		t.Run(mode.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv := framework.NewServer(framework.Options[*metav1.PartialObjectMetadata]{})
+				defer srv.Close()
+				create(t, srv, "a")
+				create(t, srv, "b")
+				// Storing the first object panics, before the informer
+				// has synced.
+				inf := newTestInformer(srv, SharedIndexInformerOptions{InOrder: mode.inOrder, Indexers: Indexers{
+					"panics": func(obj any) ([]string, error) {
+						if obj.(metav1.Object).GetName() == "a" {
+							panic("index function failure")
+						}
+						return nil, nil
+					},
+				}})
+				reg, err := inf.AddEventHandler(newRecorder())
+				if err != nil {
+					t.Fatal(err)
+				}
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				panicked := make(chan any, 1)
+				go func() {
+					defer func() { panicked <- recover() }()
+					inf.RunWithContext(ctx)
+				}()
+				synctest.Wait()
+				select {
+				case p := <-panicked:
+					if p == nil {
+						t.Error("Run returned without re-raising the panic")
+					}
+				default:
+					t.Fatal("Run is still blocked after processing panicked")
+				}
+				if !inf.IsStopped() {
+					t.Error("the informer is not stopped after Run returned")
+				}
+				if !IsDone(shutdownChecker{reg}) {
+					t.Error("the handler's goroutine outlived Run")
+				}
+			})
+		})
+	}
+}
+
+// shutdownChecker is a DoneChecker for the shutdown of a registration's
+// handler.
+type shutdownChecker struct {
+	reg ResourceEventHandlerRegistration
+}
+
+func (c shutdownChecker) Name() string { return "handler shutdown" }
+func (c shutdownChecker) Done() <-chan struct{} {
+	return c.reg.(interface{ ShutdownChan() <-chan struct{} }).ShutdownChan()
+}
+
+func TestSharedInformerLateJoinDuringInitialList(t *testing.T) {
+	for _, mode := range queueModes {
+		t.Run(mode.name, func(t *testing.T) {
+			const objects = 2000
+			srv := newTestServer(t)
+			for i := range objects {
+				create(t, srv, fmt.Sprintf("o%d", i))
+			}
+			inf := newTestInformer(srv, SharedIndexInformerOptions{InOrder: mode.inOrder})
+			runSharedInformer(t, inf)
+			// Handlers join at various points of the initial list: each
+			// gets the objects stored so far replayed and the rest as
+			// they are processed, all as initial adds.
+			const handlers = 20
+			var recs []*recorder
+			var checkers []DoneChecker
+			for i := range handlers {
+				rec := newRecorder()
+				reg, err := inf.AddEventHandler(rec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				recs = append(recs, rec)
+				checkers = append(checkers, reg.HasSyncedChecker())
+				// Let the informer store a few more objects.
+				for next := (i + 1) * objects / handlers; !inf.HasSynced() && len(inf.GetStore().ListKeys()) < next; {
+					goruntime.Gosched()
+				}
+			}
+			waitForSync(t, checkers...)
+			for i, rec := range recs {
+				events := rec.recorded()
+				if len(events) != objects {
+					t.Fatalf("handler %d: %d calls once its registration synced, want %d", i, len(events), objects)
+				}
+				seen := map[string]bool{}
+				for _, e := range events {
+					if e.Kind != "add" || !e.Initial || seen[e.Key] {
+						t.Fatalf("handler %d: unexpected call %s", i, e)
+					}
+					seen[e.Key] = true
 				}
 			}
 		})

@@ -56,8 +56,8 @@ func (s typedSharedIndexInformer[T]) AddTypedEventHandler(handler TypedResourceE
 	default:
 		return nil, fmt.Errorf("at most one HandlerOptions may be passed, got %d", len(options))
 	}
-	if handler == nil {
-		return nil, errors.New("event handler is nil")
+	if err := checkHandler[TypedResourceEventHandler[T]](handler); err != nil {
+		return nil, err
 	}
 	return s.AddEventHandlerWithOptions(typedResourceEventHandler[T]{handler}, o)
 }

@@ -312,3 +312,22 @@ func TestNewTypedSharedIndexInformerNil(t *testing.T) {
 	}
 	inf.Run(make(chan struct{})) // returns at once
 }
+
+func TestAddTypedEventHandlerRejectsNilHandlers(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		handler TypedResourceEventHandler[typedPOM]
+	}{
+		{name: "nil", handler: nil},
+		{name: "nil *TypedResourceEventHandlerFuncs", handler: (*TypedResourceEventHandlerFuncs[typedPOM])(nil)},
+		{name: "nil *TypedResourceEventHandlerDetailedFuncs", handler: (*TypedResourceEventHandlerDetailedFuncs[typedPOM])(nil)},
+		{name: "nil *TypedFilteringResourceEventHandler", handler: (*TypedFilteringResourceEventHandler[typedPOM])(nil)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			inf := NewTypedSharedIndexInformer[typedPOM](newTestInformer(newTestServer(t), SharedIndexInformerOptions{}))
+			if _, err := inf.AddTypedEventHandler(tc.handler); err == nil {
+				t.Error("AddTypedEventHandler() accepted a handler that panics on every call")
+			}
+		})
+	}
+}
