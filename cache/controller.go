@@ -176,12 +176,21 @@ func (c *controller) RunWithContext(ctx context.Context) {
 	wg.Go(func() { r.RunWithContext(ctx) })
 
 	for {
-		c.processLoop(ctx)
+		c.processLoopRecovering(ctx)
 		if !r.sleep(ctx, controllerRetryPeriod) {
 			break
 		}
 	}
 	wg.Wait()
+}
+
+// processLoopRecovering runs processLoop and recovers a panic in it through
+// utilruntime.HandleCrashWithContext: the panic is logged and, unless
+// utilruntime.ReallyCrash is false, re-raised. When it is swallowed the
+// caller resumes processing after controllerRetryPeriod, as client-go does.
+func (c *controller) processLoopRecovering(ctx context.Context) {
+	defer utilruntime.HandleCrashWithContext(ctx)
+	c.processLoop(ctx)
 }
 
 // processLoop pops and processes items until ctx ends or the queue is closed.

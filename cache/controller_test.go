@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/klog/v2/ktesting"
 )
@@ -306,6 +307,51 @@ func TestInformerWithNilPointerHandler(t *testing.T) {
 		runController(t, ctrl, lw, func() {
 			if diff := cmp.Diff([]string{"ns/a@5", "ns/b@11"}, storeContents(store)); diff != "" {
 				t.Errorf("store (-want +got):\n%s", diff)
+			}
+		})
+	})
+}
+
+// TestControllerResumesAfterProcessPanic checks that, with
+// utilruntime.ReallyCrash off, a panic while processing one item is logged
+// and processing resumes after the retry period with the next item.
+func TestControllerResumesAfterProcessPanic(t *testing.T) {
+	defer func(old bool) { utilruntime.ReallyCrash = old }(utilruntime.ReallyCrash)
+	utilruntime.ReallyCrash = false
+	synctest.Test(t, func(t *testing.T) {
+		lw := newScriptedLW([]step{{list: pomList("10", "", pom("a", "5"), pom("b", "6"))}},
+			[]step{{events: []watch.Event{added("c", "11")}, closeAtEnd: true}})
+		lw.noWatchList = true
+		var (
+			mu        sync.Mutex
+			processed []string
+			panicked  bool
+		)
+		fifo := NewDeltaFIFOWithOptions(DeltaFIFOOptions{KeyFunction: MetaNamespaceKeyFunc})
+		ctrl := New(&Config{
+			Queue:         fifo,
+			ListerWatcher: lw,
+			ObjectType:    &metav1.PartialObjectMetadata{},
+			Process: func(obj any, _ bool) error {
+				key, _ := fifo.KeyOf(obj)
+				mu.Lock()
+				defer mu.Unlock()
+				if !panicked {
+					panicked = true
+					panic("processing " + key)
+				}
+				processed = append(processed, key)
+				return nil
+			},
+		})
+		runController(t, ctrl, lw, func() {
+			time.Sleep(controllerRetryPeriod) // bubble time: the loop's retry wait
+			synctest.Wait()
+			mu.Lock()
+			defer mu.Unlock()
+			sort.Strings(processed)
+			if diff := cmp.Diff([]string{"ns/b", "ns/c"}, processed); diff != "" {
+				t.Errorf("processed after the panic (-want +got):\n%s", diff)
 			}
 		})
 	})
