@@ -68,9 +68,29 @@ func processDeltas(logger klog.Logger, handler ResourceEventHandler, clientState
 	return nil
 }
 
+// swapStore is implemented by this package's stores: a write that returns
+// what it replaced, in one step instead of a Get and an Update.
+type swapStore interface {
+	swap(obj any) (old any, existed bool, err error)
+}
+
+var _ swapStore = (*cache)(nil)
+
 // storeAndNotify stores obj and reports it as an update of what the store
 // held under its key, or as an add.
 func storeAndNotify(handler ResourceEventHandler, clientState Store, obj any, isInInitialList bool) error {
+	if s, ok := clientState.(swapStore); ok {
+		old, existed, err := s.swap(obj)
+		switch {
+		case err != nil:
+			return fmt.Errorf("write to the store: %w", err)
+		case existed:
+			handler.OnUpdate(old, obj)
+		default:
+			handler.OnAdd(obj, isInInitialList)
+		}
+		return nil
+	}
 	if old, exists, err := clientState.Get(obj); err == nil && exists {
 		if err := clientState.Update(obj); err != nil {
 			return fmt.Errorf("update the store: %w", err)

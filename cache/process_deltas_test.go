@@ -123,35 +123,47 @@ func TestProcessDeltas(t *testing.T) {
 		{name: "a malformed Bookmark is an error", deltas: Deltas{{Bookmark, "x"}}, wantErr: true},
 		{name: "an unknown delta type is an error", deltas: Deltas{{"Strange", pom("a", "1")}}, wantErr: true},
 	}
+	// Each case runs against this package's store, which writes and reads
+	// back the previous object in one step, and against a store that only
+	// has the Indexer methods, which takes a Get and an Update.
+	stores := []struct {
+		name string
+		wrap func(Indexer) Indexer
+	}{
+		{name: "swap", wrap: func(i Indexer) Indexer { return i }},
+		{name: "get then update", wrap: func(i Indexer) Indexer { return struct{ Indexer }{i} }},
+	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			logger, _ := ktesting.NewTestContext(t)
-			store := NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, refusingIndexers)
-			for _, obj := range tc.initial {
-				if err := store.Add(obj); err != nil {
-					t.Fatal(err)
+		for _, st := range stores {
+			t.Run(tc.name+"/"+st.name, func(t *testing.T) {
+				logger, _ := ktesting.NewTestContext(t)
+				store := st.wrap(NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, refusingIndexers))
+				for _, obj := range tc.initial {
+					if err := store.Add(obj); err != nil {
+						t.Fatal(err)
+					}
 				}
-			}
-			h := &checkingHandler{store: store}
-			err := processDeltas(logger, h, store, tc.deltas, tc.inInitial, DeletionHandlingMetaNamespaceKeyFunc)
-			if (err != nil) != tc.wantErr {
-				t.Fatalf("error = %v, want error: %v", err, tc.wantErr)
-			}
-			if tc.unordered {
-				sort.Strings(h.calls)
-			}
-			if diff := cmp.Diff(tc.wantCalls, h.calls); diff != "" {
-				t.Errorf("handler calls (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tc.wantStore, storeContents(store)); diff != "" {
-				t.Errorf("store (-want +got):\n%s", diff)
-			}
-			if tc.wantStoreRV != "" {
-				if got := store.LastStoreSyncResourceVersion(); got != tc.wantStoreRV {
-					t.Errorf("store resource version %q, want %q", got, tc.wantStoreRV)
+				h := &checkingHandler{store: store}
+				err := processDeltas(logger, h, store, tc.deltas, tc.inInitial, DeletionHandlingMetaNamespaceKeyFunc)
+				if (err != nil) != tc.wantErr {
+					t.Fatalf("error = %v, want error: %v", err, tc.wantErr)
 				}
-			}
-		})
+				if tc.unordered {
+					sort.Strings(h.calls)
+				}
+				if diff := cmp.Diff(tc.wantCalls, h.calls); diff != "" {
+					t.Errorf("handler calls (-want +got):\n%s", diff)
+				}
+				if diff := cmp.Diff(tc.wantStore, storeContents(store)); diff != "" {
+					t.Errorf("store (-want +got):\n%s", diff)
+				}
+				if tc.wantStoreRV != "" {
+					if got := store.LastStoreSyncResourceVersion(); got != tc.wantStoreRV {
+						t.Errorf("store resource version %q, want %q", got, tc.wantStoreRV)
+					}
+				}
+			})
+		}
 	}
 }
 

@@ -259,6 +259,16 @@ func (c *cache) Update(obj any) error {
 	return c.Add(obj)
 }
 
+// swap is Add that also returns the object the key held before, read under
+// the same lock as the write. It implements [swapStore].
+func (c *cache) swap(obj any) (old any, existed bool, err error) {
+	key, obj, err := c.prepare(obj)
+	if err != nil {
+		return nil, false, err
+	}
+	return c.cacheStorage.swap(key, obj)
+}
+
 // Delete removes the key of obj and records obj's resource version, when it
 // has one, as the store's. It fails, changing nothing, when the key function
 // fails.

@@ -206,30 +206,38 @@ func (c *threadSafeMap) Update(key string, obj any) {
 // update stores obj under key and records its resource version. It fails,
 // changing nothing, when obj is nil or an index function fails on it.
 func (c *threadSafeMap) update(key string, obj any) error {
+	_, _, err := c.swap(key, obj)
+	return err
+}
+
+// swap is update that also returns what key held before, read under the
+// same lock as the write.
+func (c *threadSafeMap) swap(key string, obj any) (old any, existed bool, err error) {
 	var buf [4][]string
 	p, err := c.prepare(key, obj, buf[:])
 	if err != nil {
-		return err
+		return nil, false, err
 	}
 	return c.commit(key, obj, p)
 }
 
-// commit stores obj under key with the indexed values prepared for it, and
-// records its resource version.
-func (c *threadSafeMap) commit(key string, obj any, p keyedValues) error {
+// commit stores obj under key with the indexed values prepared for it,
+// records its resource version, and returns what key held before.
+func (c *threadSafeMap) commit(key string, obj any, p keyedValues) (old any, existed bool, err error) {
 	rv, hasRV := rvFromObject(obj)
 	c.lock.Lock()
 	defer c.lock.Unlock()
-	p, err := c.refreshLocked(key, obj, p)
+	p, err = c.refreshLocked(key, obj, p)
 	if err != nil {
-		return err
+		return nil, false, err
 	}
+	old, existed = c.items[key]
 	c.items[key] = obj
 	c.index.update(key, p.values)
 	if hasRV {
 		c.setRVLocked(rv)
 	}
-	return nil
+	return old, existed, nil
 }
 
 // Delete removes key without touching the resource version.

@@ -362,7 +362,7 @@ func TestThreadSafeStoreIndexSetChangesDuringWrite(t *testing.T) {
 			if err := c.AddIndexers(Indexers{"name": storeNameIndexFunc}); err != nil {
 				t.Fatal(err)
 			}
-			err = c.commit(key, tc.obj, p)
+			_, _, err = c.commit(key, tc.obj, p)
 			if gotErr := err != nil; gotErr != tc.wantErr {
 				t.Fatalf("commit error %v, want error: %v", err, tc.wantErr)
 			}
