@@ -3,6 +3,7 @@
 #   make test       everything CI checks (lint, race tests of every module, fuzz smoke, examples)
 #   make test-unit  the fast loop: go test of the root module, no race detector
 #   make bench      benchmarks of the root module
+#   make bench-compare  the same informer workloads through this library and client-go
 #   make fuzz       every fuzz target for FUZZTIME each (default 30s)
 #   make lint       gofmt, go vet, staticcheck and the go mod tidy diff of every module
 #   make demo       runs examples/quickstart against the in-memory fake apiserver
@@ -24,7 +25,7 @@ FUZZTIME_SMOKE ?= 5s
 BENCHTIME      ?= 1s
 BENCHPATTERN   ?= .
 
-.PHONY: test test-unit race bench fuzz fuzz-smoke lint fmt vet staticcheck tidy examples demo tools clean e2e-bin e2e
+.PHONY: test test-unit race bench bench-compare fuzz fuzz-smoke lint fmt vet staticcheck tidy examples demo tools clean e2e-bin e2e
 
 test: lint race fuzz-smoke examples
 
@@ -49,6 +50,10 @@ e2e: e2e-bin
 
 bench:
 	$(GO) test -run='^$$' -bench='$(BENCHPATTERN)' -benchtime=$(BENCHTIME) -benchmem ./...
+
+# The same informer workloads run through this library and client-go v0.37.2.
+bench-compare:
+	cd compare && $(GO) test -run='^$$' -bench='$(BENCHPATTERN)' -benchtime=$(BENCHTIME) -benchmem ./...
 
 fuzz:
 	hack/fuzz.sh $(FUZZTIME)
