@@ -3,11 +3,7 @@ package cache
 import (
 	"context"
 	"fmt"
-	goruntime "runtime"
-	"slices"
 	"sync"
-	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -15,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/klog/v2"
+
+	"github.com/informer-go/informer/internal/benchkit"
 )
 
 // The informer benchmarks feed an informer from benchLW, a ListerWatcher
@@ -93,105 +91,6 @@ type benchWatch struct {
 func (w *benchWatch) ResultChan() <-chan watch.Event { return w.ch }
 func (w *benchWatch) Stop()                          { w.stopOnce.Do(func() { close(w.stopped) }) }
 
-// benchClock is the time base of latency measurements.
-var benchClock = time.Now()
-
-func benchNow() int64 { return int64(time.Since(benchClock)) }
-
-// latencyHandler counts its calls, signals when it reached a target, and
-// records the latency of every update (by the Generation of the new object)
-// against sentAt.
-type latencyHandler struct {
-	calls     atomic.Int64
-	target    atomic.Int64
-	reached   chan struct{}
-	sentAt    []int64 // shared, written by the sender before sending
-	latencies []int64 // owned by the handler's goroutine
-}
-
-func newLatencyHandler(sentAt []int64) *latencyHandler {
-	return &latencyHandler{reached: make(chan struct{}, 1), sentAt: sentAt, latencies: make([]int64, len(sentAt))}
-}
-
-// expect arms the handler to signal once its call count reaches n.
-func (h *latencyHandler) expect(n int64) {
-	h.target.Store(n)
-	if h.calls.Load() >= n {
-		select {
-		case h.reached <- struct{}{}:
-		default:
-		}
-	}
-}
-
-func (h *latencyHandler) called() {
-	if h.calls.Add(1) == h.target.Load() {
-		h.reached <- struct{}{}
-	}
-}
-
-func (h *latencyHandler) OnAdd(any, bool) { h.called() }
-
-func (h *latencyHandler) OnUpdate(_, newObj any) {
-	if h.sentAt != nil {
-		seq := newObj.(*metav1.PartialObjectMetadata).Generation
-		h.latencies[seq] = benchNow() - h.sentAt[seq]
-	}
-	h.called()
-}
-
-func (h *latencyHandler) OnDelete(any) { h.called() }
-
-// wait blocks until the handler reached its target. It has no timeout of
-// its own, so that waiting does not allocate; go test's -timeout ends a
-// stuck benchmark.
-func (h *latencyHandler) wait(*testing.B) {
-	<-h.reached
-}
-
-// usage measures CPU time and allocations over a stretch of a benchmark.
-type usage struct {
-	cpu     time.Duration
-	mallocs uint64
-	bytes   uint64
-}
-
-func readUsage() usage {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	var ms goruntime.MemStats
-	goruntime.ReadMemStats(&ms)
-	return usage{
-		cpu:     time.Duration(ru.Utime.Nano() + ru.Stime.Nano()),
-		mallocs: ms.Mallocs,
-		bytes:   ms.TotalAlloc,
-	}
-}
-
-// report publishes per-unit metrics for the usage since start.
-func (start usage) report(b *testing.B, units int, unit string, elapsed time.Duration) {
-	end := readUsage()
-	n := float64(units)
-	b.ReportMetric(float64(elapsed.Nanoseconds())/n, "ns/"+unit)
-	b.ReportMetric(float64((end.cpu-start.cpu).Nanoseconds())/n, "cpu-ns/"+unit)
-	b.ReportMetric(float64(end.mallocs-start.mallocs)/n, "allocs/"+unit)
-	b.ReportMetric(float64(end.bytes-start.bytes)/n, "B/"+unit)
-}
-
-// reportLatencies publishes the p50 and p99 of the latencies.
-func reportLatencies(b *testing.B, handlers []*latencyHandler) {
-	var all []int64
-	for _, h := range handlers {
-		all = append(all, h.latencies...)
-	}
-	if len(all) == 0 {
-		return
-	}
-	slices.Sort(all)
-	b.ReportMetric(float64(all[len(all)/2]), "p50-ns")
-	b.ReportMetric(float64(all[len(all)*99/100]), "p99-ns")
-}
-
 // quietContext is a context whose logger discards everything, so that
 // logging does not show up in the measurements.
 func quietContext() (context.Context, context.CancelFunc) {
@@ -208,13 +107,13 @@ func BenchmarkSharedInformerInitialSync(b *testing.B) {
 	lw := newBenchLW(objs)
 	for _, mode := range queueModes {
 		b.Run(mode.name, func(b *testing.B) {
-			start, began := readUsage(), time.Now()
+			start, began := benchkit.ReadUsage(), time.Now()
 			iterations := 0
 			for b.Loop() {
 				iterations++
 				inf := newSharedIndexInformer(lw, &metav1.PartialObjectMetadata{}, SharedIndexInformerOptions{InOrder: mode.inOrder}, realClock)
-				h := newLatencyHandler(nil)
-				h.expect(benchSyncObjects)
+				h := benchkit.NewLatencyHandler(nil)
+				h.Expect(benchSyncObjects)
 				reg, err := inf.AddEventHandler(h)
 				if err != nil {
 					b.Fatal(err)
@@ -225,31 +124,31 @@ func BenchmarkSharedInformerInitialSync(b *testing.B) {
 					defer close(done)
 					inf.RunWithContext(ctx)
 				}()
-				h.wait(b)
+				h.Wait()
 				<-reg.HasSyncedChecker().Done()
 				cancel()
 				<-done
 			}
-			start.report(b, iterations*benchSyncObjects, "object", time.Since(began))
+			start.Report(b, iterations*benchSyncObjects, "object", time.Since(began))
 		})
 	}
 	b.Run("floor", func(b *testing.B) {
-		start, began := readUsage(), time.Now()
+		start, began := benchkit.ReadUsage(), time.Now()
 		iterations := 0
 		for b.Loop() {
 			iterations++
-			h := newLatencyHandler(nil)
-			h.expect(benchSyncObjects)
-			f := newFloor([]*latencyHandler{h})
+			h := benchkit.NewLatencyHandler(nil)
+			h.Expect(benchSyncObjects)
+			f := newFloor([]*benchkit.LatencyHandler{h})
 			list, _ := lw.List(metav1.ListOptions{})
 			for i := range list.(*metav1.PartialObjectMetadataList).Items {
 				item := list.(*metav1.PartialObjectMetadataList).Items[i] // copy, as the reflector does
 				f.handle(watch.Event{Type: watch.Added, Object: &item})
 			}
-			h.wait(b)
+			h.Wait()
 			f.stop()
 		}
-		start.report(b, iterations*benchSyncObjects, "object", time.Since(began))
+		start.Report(b, iterations*benchSyncObjects, "object", time.Since(began))
 	})
 }
 
@@ -263,11 +162,11 @@ func BenchmarkSharedInformerWatchUpdates(b *testing.B) {
 			b.Run(fmt.Sprintf("handlers=%d/%s", handlers, mode.name), func(b *testing.B) {
 				lw := newBenchLW(objs)
 				sentAt := make([]int64, len(updates))
-				hs := make([]*latencyHandler, handlers)
+				hs := make([]*benchkit.LatencyHandler, handlers)
 				inf := newSharedIndexInformer(lw, &metav1.PartialObjectMetadata{}, SharedIndexInformerOptions{InOrder: mode.inOrder}, realClock)
 				for i := range hs {
-					hs[i] = newLatencyHandler(sentAt)
-					hs[i].expect(benchWatchObjects)
+					hs[i] = benchkit.NewLatencyHandler(sentAt)
+					hs[i].Expect(benchWatchObjects)
 					if _, err := inf.AddEventHandler(hs[i]); err != nil {
 						b.Fatal(err)
 					}
@@ -283,16 +182,16 @@ func BenchmarkSharedInformerWatchUpdates(b *testing.B) {
 					<-done
 				}()
 				for _, h := range hs {
-					h.wait(b)
+					h.Wait()
 				}
 				runWatchUpdates(b, lw.events, updates, sentAt, hs)
 			})
 		}
 		b.Run(fmt.Sprintf("handlers=%d/floor", handlers), func(b *testing.B) {
 			sentAt := make([]int64, len(updates))
-			hs := make([]*latencyHandler, handlers)
+			hs := make([]*benchkit.LatencyHandler, handlers)
 			for i := range hs {
-				hs[i] = newLatencyHandler(sentAt)
+				hs[i] = benchkit.NewLatencyHandler(sentAt)
 			}
 			f := newFloor(hs)
 			defer f.stop()
@@ -307,8 +206,8 @@ func BenchmarkSharedInformerWatchUpdates(b *testing.B) {
 				f.handle(watch.Event{Type: watch.Added, Object: obj})
 			}
 			for _, h := range hs {
-				h.expect(benchWatchObjects)
-				h.wait(b)
+				h.Expect(benchWatchObjects)
+				h.Wait()
 			}
 			runWatchUpdates(b, events, updates, sentAt, hs)
 		})
@@ -317,27 +216,27 @@ func BenchmarkSharedInformerWatchUpdates(b *testing.B) {
 
 // runWatchUpdates sends every update once per iteration and waits until
 // every handler got them all.
-func runWatchUpdates(b *testing.B, events chan<- watch.Event, updates []*metav1.PartialObjectMetadata, sentAt []int64, hs []*latencyHandler) {
-	start, began := readUsage(), time.Now()
+func runWatchUpdates(b *testing.B, events chan<- watch.Event, updates []*metav1.PartialObjectMetadata, sentAt []int64, hs []*benchkit.LatencyHandler) {
+	start, began := benchkit.ReadUsage(), time.Now()
 	iterations := 0
 	for b.Loop() {
 		iterations++
 		for _, h := range hs {
-			h.expect(h.calls.Load() + int64(len(updates)))
+			h.Expect(h.Calls() + int64(len(updates)))
 		}
 		for i, obj := range updates {
-			sentAt[i] = benchNow()
+			sentAt[i] = benchkit.Now()
 			events <- watch.Event{Type: watch.Modified, Object: obj}
 		}
 		for _, h := range hs {
-			h.wait(b)
+			h.Wait()
 		}
 	}
 	elapsed := time.Since(began)
 	total := iterations * len(updates)
-	start.report(b, total, "event", elapsed)
+	start.Report(b, total, "event", elapsed)
 	b.ReportMetric(float64(total)/elapsed.Seconds(), "events/s")
-	reportLatencies(b, hs)
+	benchkit.ReportLatencies(b, hs)
 }
 
 // BenchmarkSharedInformerEventLatency measures the latency of one watch event
@@ -351,10 +250,10 @@ func BenchmarkSharedInformerEventLatency(b *testing.B) {
 			b.Run(fmt.Sprintf("handlers=%d/%s", handlers, mode.name), func(b *testing.B) {
 				lw := newBenchLW(objs)
 				inf := newSharedIndexInformer(lw, &metav1.PartialObjectMetadata{}, SharedIndexInformerOptions{InOrder: mode.inOrder}, realClock)
-				hs := make([]*latencyHandler, handlers)
+				hs := make([]*benchkit.LatencyHandler, handlers)
 				for i := range hs {
-					hs[i] = newLatencyHandler(nil)
-					hs[i].expect(1)
+					hs[i] = benchkit.NewLatencyHandler(nil)
+					hs[i].Expect(1)
 					if _, err := inf.AddEventHandler(hs[i]); err != nil {
 						b.Fatal(err)
 					}
@@ -370,15 +269,15 @@ func BenchmarkSharedInformerEventLatency(b *testing.B) {
 					<-done
 				}()
 				for _, h := range hs {
-					h.wait(b)
+					h.Wait()
 				}
 				runPingPong(b, lw.events, updates, hs)
 			})
 		}
 		b.Run(fmt.Sprintf("handlers=%d/floor", handlers), func(b *testing.B) {
-			hs := make([]*latencyHandler, handlers)
+			hs := make([]*benchkit.LatencyHandler, handlers)
 			for i := range hs {
-				hs[i] = newLatencyHandler(nil)
+				hs[i] = benchkit.NewLatencyHandler(nil)
 			}
 			f := newFloor(hs)
 			defer f.stop()
@@ -394,15 +293,15 @@ func BenchmarkSharedInformerEventLatency(b *testing.B) {
 	}
 }
 
-func runPingPong(b *testing.B, events chan<- watch.Event, updates []*metav1.PartialObjectMetadata, hs []*latencyHandler) {
+func runPingPong(b *testing.B, events chan<- watch.Event, updates []*metav1.PartialObjectMetadata, hs []*benchkit.LatencyHandler) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		for _, h := range hs {
-			h.expect(h.calls.Load() + 1)
+			h.Expect(h.Calls() + 1)
 		}
 		events <- watch.Event{Type: watch.Modified, Object: updates[i%len(updates)]}
 		for _, h := range hs {
-			h.wait(b)
+			h.Wait()
 		}
 	}
 }
@@ -421,7 +320,7 @@ type floorNote struct {
 	old, obj any
 }
 
-func newFloor(hs []*latencyHandler) *floor {
+func newFloor(hs []*benchkit.LatencyHandler) *floor {
 	f := &floor{items: map[string]any{}}
 	for _, h := range hs {
 		ch := make(chan floorNote, benchWatchChanSize)
@@ -471,9 +370,9 @@ func BenchmarkListenerDistribute(b *testing.B) {
 	for _, handlers := range []int{1, 16} {
 		b.Run(fmt.Sprintf("handlers=%d", handlers), func(b *testing.B) {
 			p := newSharedProcessor(realClock)
-			hs := make([]*latencyHandler, handlers)
+			hs := make([]*benchkit.LatencyHandler, handlers)
 			for i := range hs {
-				hs[i] = newLatencyHandler(nil)
+				hs[i] = benchkit.NewLatencyHandler(nil)
 				p.addListener(newProcessorListener(discardLogger(), hs[i], 0, 0, realClock, "bench"))
 			}
 			p.run()
@@ -485,8 +384,8 @@ func BenchmarkListenerDistribute(b *testing.B) {
 				p.distribute(notification{kind: updateNotification, oldObj: obj, newObj: obj}, false)
 			}
 			for _, h := range hs {
-				h.expect(int64(n))
-				h.wait(b)
+				h.Expect(int64(n))
+				h.Wait()
 			}
 		})
 	}

@@ -2,15 +2,13 @@ package compare
 
 import (
 	"fmt"
-	goruntime "runtime"
-	"slices"
-	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/informer-go/informer/internal/benchkit"
 )
 
 // The benchmarks follow the method of the informer benchmarks in the cache
@@ -38,106 +36,6 @@ const (
 	watchUpdates = 200_000
 )
 
-// benchClock is the time base of latency measurements.
-var benchClock = time.Now()
-
-func benchNow() int64 { return int64(time.Since(benchClock)) }
-
-// latencyHandler counts its calls, signals when it reached a target, and
-// records the latency of every update (by the Generation of the new object)
-// against sentAt.
-type latencyHandler struct {
-	calls     atomic.Int64
-	target    atomic.Int64
-	reached   chan struct{}
-	sentAt    []int64 // shared, written by the sender before sending
-	latencies []int64 // owned by the handler's goroutine
-}
-
-func newLatencyHandler(sentAt []int64) *latencyHandler {
-	return &latencyHandler{reached: make(chan struct{}, 1), sentAt: sentAt, latencies: make([]int64, len(sentAt))}
-}
-
-// expect arms the handler to signal once its call count reaches n.
-func (h *latencyHandler) expect(n int64) {
-	h.target.Store(n)
-	if h.calls.Load() >= n {
-		select {
-		case h.reached <- struct{}{}:
-		default:
-		}
-	}
-}
-
-func (h *latencyHandler) called() {
-	if h.calls.Add(1) == h.target.Load() {
-		select {
-		case h.reached <- struct{}{}:
-		default:
-		}
-	}
-}
-
-func (h *latencyHandler) OnAdd(any, bool) { h.called() }
-
-func (h *latencyHandler) OnUpdate(_, newObj any) {
-	if h.sentAt != nil {
-		seq := newObj.(*metav1.PartialObjectMetadata).Generation
-		h.latencies[seq] = benchNow() - h.sentAt[seq]
-	}
-	h.called()
-}
-
-func (h *latencyHandler) OnDelete(any) { h.called() }
-
-// wait blocks until the handler reached its target. It has no timeout of
-// its own, so that waiting does not allocate; go test's -timeout ends a
-// stuck benchmark.
-func (h *latencyHandler) wait() { <-h.reached }
-
-// usage is the process's CPU time and allocations at one instant.
-type usage struct {
-	cpu     time.Duration
-	mallocs uint64
-	bytes   uint64
-}
-
-func readUsage() usage {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	var ms goruntime.MemStats
-	goruntime.ReadMemStats(&ms)
-	return usage{
-		cpu:     time.Duration(ru.Utime.Nano() + ru.Stime.Nano()),
-		mallocs: ms.Mallocs,
-		bytes:   ms.TotalAlloc,
-	}
-}
-
-// report publishes per-unit metrics for the usage since start.
-func (start usage) report(b *testing.B, units int, unit string, elapsed time.Duration) {
-	end := readUsage()
-	n := float64(units)
-	b.ReportMetric(float64(elapsed.Nanoseconds())/n, "ns/"+unit)
-	b.ReportMetric(float64((end.cpu-start.cpu).Nanoseconds())/n, "cpu-ns/"+unit)
-	b.ReportMetric(float64(end.mallocs-start.mallocs)/n, "allocs/"+unit)
-	b.ReportMetric(float64(end.bytes-start.bytes)/n, "B/"+unit)
-}
-
-// reportLatencies publishes the p50 and p99 of the handlers' latencies.
-func reportLatencies(b *testing.B, hs []*latencyHandler) {
-	var all []int64
-	for _, h := range hs {
-		all = append(all, h.latencies...)
-	}
-	if len(all) == 0 {
-		return
-	}
-	slices.Sort(all)
-	b.ReportMetric(float64(all[len(all)/2]), "p50-ns")
-	b.ReportMetric(float64(all[len(all)*99/100]), "p99-ns")
-}
-
 // BenchmarkInitialSync measures the initial sync of 100k listed objects to
 // one handler: each iteration builds an informer, runs it until the
 // handler's registration has synced and the handler got every object, and
@@ -146,24 +44,24 @@ func BenchmarkInitialSync(b *testing.B) {
 	src := newSource(objects(syncObjects))
 	for _, v := range variants {
 		b.Run("lib="+v.name, func(b *testing.B) {
-			start, began := readUsage(), time.Now()
+			start, began := benchkit.ReadUsage(), time.Now()
 			iterations := 0
 			for b.Loop() {
 				iterations++
-				h := newLatencyHandler(nil)
-				h.expect(syncObjects)
+				h := benchkit.NewLatencyHandler(nil)
+				h.Expect(syncObjects)
 				ctx, cancel := quietContext()
 				r, err := v.start(ctx, src, []eventHandler{h})
 				if err != nil {
 					cancel()
 					b.Fatal(err)
 				}
-				h.wait()
+				h.Wait()
 				r.waitSynced()
 				cancel()
 				<-r.done
 			}
-			start.report(b, iterations*syncObjects, "object", time.Since(began))
+			start.Report(b, iterations*syncObjects, "object", time.Since(began))
 		})
 	}
 }
@@ -179,11 +77,11 @@ func BenchmarkWatchUpdates(b *testing.B) {
 			b.Run(fmt.Sprintf("handlers=%d/lib=%s", handlers, v.name), func(b *testing.B) {
 				src := newSource(objs)
 				sentAt := make([]int64, len(ups))
-				hs := make([]*latencyHandler, handlers)
+				hs := make([]*benchkit.LatencyHandler, handlers)
 				ehs := make([]eventHandler, handlers)
 				for i := range hs {
-					hs[i] = newLatencyHandler(sentAt)
-					hs[i].expect(watchObjects)
+					hs[i] = benchkit.NewLatencyHandler(sentAt)
+					hs[i].Expect(watchObjects)
 					ehs[i] = hs[i]
 				}
 				ctx, cancel := quietContext()
@@ -197,7 +95,7 @@ func BenchmarkWatchUpdates(b *testing.B) {
 					<-r.done
 				}()
 				for _, h := range hs {
-					h.wait()
+					h.Wait()
 				}
 				r.waitSynced()
 				runWatchUpdates(b, src.events, ups, sentAt, hs)
@@ -208,27 +106,27 @@ func BenchmarkWatchUpdates(b *testing.B) {
 
 // runWatchUpdates sends every update once per iteration and waits until
 // every handler got them all.
-func runWatchUpdates(b *testing.B, events chan<- watch.Event, ups []*metav1.PartialObjectMetadata, sentAt []int64, hs []*latencyHandler) {
-	start, began := readUsage(), time.Now()
+func runWatchUpdates(b *testing.B, events chan<- watch.Event, ups []*metav1.PartialObjectMetadata, sentAt []int64, hs []*benchkit.LatencyHandler) {
+	start, began := benchkit.ReadUsage(), time.Now()
 	iterations := 0
 	for b.Loop() {
 		iterations++
 		for _, h := range hs {
-			h.expect(h.calls.Load() + int64(len(ups)))
+			h.Expect(h.Calls() + int64(len(ups)))
 		}
 		for i, obj := range ups {
-			sentAt[i] = benchNow()
+			sentAt[i] = benchkit.Now()
 			events <- watch.Event{Type: watch.Modified, Object: obj}
 		}
 		for _, h := range hs {
-			h.wait()
+			h.Wait()
 		}
 	}
 	elapsed := time.Since(began)
 	total := iterations * len(ups)
-	start.report(b, total, "event", elapsed)
+	start.Report(b, total, "event", elapsed)
 	b.ReportMetric(float64(total)/elapsed.Seconds(), "events/s")
-	reportLatencies(b, hs)
+	benchkit.ReportLatencies(b, hs)
 }
 
 // BenchmarkEventLatency measures the latency of one watch event through an
@@ -243,11 +141,11 @@ func BenchmarkEventLatency(b *testing.B) {
 		for _, v := range variants {
 			b.Run(fmt.Sprintf("handlers=%d/lib=%s", handlers, v.name), func(b *testing.B) {
 				src := newSource(objs)
-				hs := make([]*latencyHandler, handlers)
+				hs := make([]*benchkit.LatencyHandler, handlers)
 				ehs := make([]eventHandler, handlers)
 				for i := range hs {
-					hs[i] = newLatencyHandler(nil)
-					hs[i].expect(1)
+					hs[i] = benchkit.NewLatencyHandler(nil)
+					hs[i].Expect(1)
 					ehs[i] = hs[i]
 				}
 				ctx, cancel := quietContext()
@@ -261,17 +159,17 @@ func BenchmarkEventLatency(b *testing.B) {
 					<-r.done
 				}()
 				for _, h := range hs {
-					h.wait()
+					h.Wait()
 				}
 				r.waitSynced()
 				b.ReportAllocs()
 				for i := 0; b.Loop(); i++ {
 					for _, h := range hs {
-						h.expect(h.calls.Load() + 1)
+						h.Expect(h.Calls() + 1)
 					}
 					src.events <- watch.Event{Type: watch.Modified, Object: ups[i%len(ups)]}
 					for _, h := range hs {
-						h.wait()
+						h.Wait()
 					}
 				}
 			})
