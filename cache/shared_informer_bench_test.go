@@ -35,28 +35,6 @@ const (
 	benchWatchChanSize = 1024
 )
 
-// informerBenchObjects returns n objects named o0…o<n-1> at resource versions 1…n.
-func informerBenchObjects(n int) []*metav1.PartialObjectMetadata {
-	objs := make([]*metav1.PartialObjectMetadata, n)
-	for i := range objs {
-		objs[i] = pom(fmt.Sprintf("o%d", i), fmt.Sprint(i+1))
-	}
-	return objs
-}
-
-// informerBenchUpdates returns count updated states of the objects of informerBenchObjects(n),
-// cycling over them, at resource versions after theirs; Generation holds
-// each update's sequence number, for latency measurements.
-func informerBenchUpdates(n, count int) []*metav1.PartialObjectMetadata {
-	updates := make([]*metav1.PartialObjectMetadata, count)
-	for i := range updates {
-		obj := pom(fmt.Sprintf("o%d", i%n), fmt.Sprint(n+i+1))
-		obj.Generation = int64(i)
-		updates[i] = obj
-	}
-	return updates
-}
-
 // benchLW serves a fixed list and hands out watches fed from events.
 type benchLW struct {
 	list   *metav1.PartialObjectMetadataList
@@ -103,7 +81,7 @@ func discardLogger() klog.Logger { return klog.Logger{} }
 // objects to one handler: from Run until the handler's registration has
 // synced (every object stored and handed to the handler).
 func BenchmarkSharedInformerInitialSync(b *testing.B) {
-	objs := informerBenchObjects(benchSyncObjects)
+	objs := benchkit.Objects(benchSyncObjects)
 	lw := newBenchLW(objs)
 	for _, mode := range queueModes {
 		b.Run(mode.name, func(b *testing.B) {
@@ -155,8 +133,8 @@ func BenchmarkSharedInformerInitialSync(b *testing.B) {
 // BenchmarkSharedInformerWatchUpdates measures 200k watch updates over 10k objects
 // delivered to 1, 4 and 16 handlers, on a synced informer.
 func BenchmarkSharedInformerWatchUpdates(b *testing.B) {
-	objs := informerBenchObjects(benchWatchObjects)
-	updates := informerBenchUpdates(benchWatchObjects, benchWatchUpdates)
+	objs := benchkit.Objects(benchWatchObjects)
+	updates := benchkit.Updates(benchWatchObjects, benchWatchUpdates)
 	for _, handlers := range []int{1, 4, 16} {
 		for _, mode := range queueModes {
 			b.Run(fmt.Sprintf("handlers=%d/%s", handlers, mode.name), func(b *testing.B) {
@@ -243,8 +221,8 @@ func runWatchUpdates(b *testing.B, events chan<- watch.Event, updates []*metav1.
 // through an idle informer to all its handlers: each iteration sends one
 // update and waits until every handler got it.
 func BenchmarkSharedInformerEventLatency(b *testing.B) {
-	objs := informerBenchObjects(1)
-	updates := informerBenchUpdates(1, 2)
+	objs := benchkit.Objects(1)
+	updates := benchkit.Updates(1, 2)
 	for _, handlers := range []int{1, 16} {
 		for _, mode := range queueModes {
 			b.Run(fmt.Sprintf("handlers=%d/%s", handlers, mode.name), func(b *testing.B) {

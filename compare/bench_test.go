@@ -41,7 +41,7 @@ const (
 // handler's registration has synced and the handler got every object, and
 // stops it.
 func BenchmarkInitialSync(b *testing.B) {
-	src := newSource(objects(syncObjects))
+	src := newSource(benchkit.Objects(syncObjects))
 	for _, v := range variants {
 		b.Run("lib="+v.name, func(b *testing.B) {
 			start, began := benchkit.ReadUsage(), time.Now()
@@ -70,8 +70,8 @@ func BenchmarkInitialSync(b *testing.B) {
 // delivered to 1, 4 and 16 handlers of a synced informer. Each iteration
 // sends every update once and waits until every handler got them all.
 func BenchmarkWatchUpdates(b *testing.B) {
-	objs := objects(watchObjects)
-	ups := updates(watchObjects, watchUpdates)
+	objs := benchkit.Objects(watchObjects)
+	ups := benchkit.Updates(watchObjects, watchUpdates)
 	for _, handlers := range []int{1, 4, 16} {
 		for _, v := range variants {
 			b.Run(fmt.Sprintf("handlers=%d/lib=%s", handlers, v.name), func(b *testing.B) {
@@ -135,8 +135,8 @@ func runWatchUpdates(b *testing.B, events chan<- watch.Event, ups []*metav1.Part
 // backlog (unlike the latencies of BenchmarkWatchUpdates, which include the
 // time spent queued behind earlier events).
 func BenchmarkEventLatency(b *testing.B) {
-	objs := objects(1)
-	ups := updates(1, 2)
+	objs := benchkit.Objects(1)
+	ups := benchkit.Updates(1, 2)
 	for _, handlers := range []int{1, 16} {
 		for _, v := range variants {
 			b.Run(fmt.Sprintf("handlers=%d/lib=%s", handlers, v.name), func(b *testing.B) {

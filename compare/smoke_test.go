@@ -10,6 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/informer-go/informer/internal/benchkit"
 )
 
 // stateHandler mirrors the objects it is told about: name → resource
@@ -76,14 +78,14 @@ func TestSmoke(t *testing.T) {
 		added    = 50
 		handlers = 2
 	)
-	objs := objects(listed)
+	objs := benchkit.Objects(listed)
 	var events []watch.Event
 	want := map[string]string{}
 	for _, obj := range objs {
 		want[obj.Name] = obj.ResourceVersion
 	}
 	rv := listed
-	for _, obj := range updates(listed, updated) {
+	for _, obj := range benchkit.Updates(listed, updated) {
 		events = append(events, watch.Event{Type: watch.Modified, Object: obj})
 		want[obj.Name] = obj.ResourceVersion
 		rv++

@@ -75,25 +75,3 @@ func pom(name, rv string) *metav1.PartialObjectMetadata {
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, ResourceVersion: rv},
 	}
 }
-
-// objects returns n objects named o0…o<n-1> at resource versions 1…n.
-func objects(n int) []*metav1.PartialObjectMetadata {
-	objs := make([]*metav1.PartialObjectMetadata, n)
-	for i := range objs {
-		objs[i] = pom(fmt.Sprintf("o%d", i), fmt.Sprint(i+1))
-	}
-	return objs
-}
-
-// updates returns count updated states of the objects of objects(n),
-// cycling over them, at resource versions after theirs. Generation holds
-// each update's sequence number, for latency measurements.
-func updates(n, count int) []*metav1.PartialObjectMetadata {
-	out := make([]*metav1.PartialObjectMetadata, count)
-	for i := range out {
-		obj := pom(fmt.Sprintf("o%d", i%n), fmt.Sprint(n+i+1))
-		obj.Generation = int64(i)
-		out[i] = obj
-	}
-	return out
-}
