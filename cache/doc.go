@@ -17,12 +17,15 @@
 // # Sources
 //
 // This package does not depend on k8s.io/client-go, so it has no Getter and
-// no NewListWatchFromClient. A [ListWatch] made of two functions adapts any
-// client instead: a typed clientset (clientset.CoreV1().Pods(ns).List and
-// .Watch), the dynamic client (dynamicClient.Resource(gvr).Namespace(ns)) or
-// the metadata client (metadataClient.Resource(gvr).Namespace(ns)); the
-// [ListWatch] documentation shows each. [Reflector] describes how lists,
-// streaming lists, watches, relists and backoff behave against a server.
+// no NewListWatchFromClient (the nested module
+// github.com/informer-go/informer/clientgo has both).
+// [NewListWatchFromTypedClient] adapts, in one line, any client with List and
+// Watch: a typed clientset's resource client (clientset.CoreV1().Pods(ns)),
+// the dynamic client's (dynamicClient.Resource(gvr).Namespace(ns)) or the
+// metadata client's (metadataClient.Resource(gvr).Namespace(ns)), and their
+// fakes. A [ListWatch] made of two functions adapts anything else.
+// [Reflector] describes how lists, streaming lists, watches, relists and
+// backoff behave against a server.
 //
 // A source that is not a kube-apiserver should opt out of streaming lists:
 // the reflector first asks for one (a watch with SendInitialEvents), and a
@@ -31,10 +34,21 @@
 // error (the reflector then lists), or wrap the source with
 // [ToListWatcherWithWatchListSemantics] and a value whose
 // IsWatchListSemanticsUnSupported method returns true.
+// [NewListWatchFromTypedClient] does so by itself for client-go's fake
+// clients.
 //
-// client-go's generated listers (corev1listers and friends) take client-go's
-// own Indexer type and do not accept this package's; use [NewGenericLister]
-// or a [TypedIndexer] instead.
+// client-go's generated listers (corev1listers and friends) and
+// controller-runtime take client-go's own Indexer and SharedIndexInformer
+// types, not this package's: the clientgo module's AsIndexer and
+// AsSharedIndexInformer adapt them, and its informers package is a drop-in
+// for client-go's generated SharedInformerFactory. Without it, use
+// [NewGenericLister] or a [TypedIndexer].
+//
+// Tombstones: [DeletionHandlingMetaNamespaceKeyFunc],
+// [DeletionHandlingObjectToName] and the typed handlers' [DeletedObject]
+// recognise client-go's DeletedFinalStateUnknown as well as this package's,
+// so that handlers written against this package also work on client-go's
+// informers.
 //
 // # Informers and queue modes
 //

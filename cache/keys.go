@@ -47,9 +47,11 @@ func MetaNamespaceKeyFunc(obj any) (string, error) {
 
 // DeletionHandlingMetaNamespaceKeyFunc is [MetaNamespaceKeyFunc] that also
 // understands tombstones: for a [DeletedFinalStateUnknown] it returns the key
-// the tombstone carries. Informer stores use it.
+// the tombstone carries. Informer stores use it. client-go's
+// DeletedFinalStateUnknown counts as a tombstone too, so that handlers written
+// against this package work on client-go's informers.
 func DeletionHandlingMetaNamespaceKeyFunc(obj any) (string, error) {
-	if d, ok := obj.(DeletedFinalStateUnknown); ok {
+	if d, ok := asTombstone(obj); ok {
 		return d.Key, nil
 	}
 	return MetaNamespaceKeyFunc(obj)

@@ -141,8 +141,9 @@ var (
 // and Continue itself, and streams lists through SendInitialEvents.
 //
 // This package does not depend on k8s.io/client-go, so it has no Getter and no
-// NewListWatchFromClient. Build a ListWatch from any client instead. With a
-// typed clientset:
+// NewListWatchFromClient: [NewListWatchFromTypedClient] builds a ListerWatcher
+// from a typed, dynamic or metadata client in one line. A ListWatch adapts any
+// other source. With a typed clientset:
 //
 //	pods := clientset.CoreV1().Pods(namespace)
 //	lw := &cache.ListWatch{
@@ -175,7 +176,8 @@ var (
 //
 // The client-go fake clientsets do not implement streaming lists. Wrap such a
 // ListWatch with [ToListWatcherWithWatchListSemantics], passing the client, so
-// that reflectors detect the fake and use paginated lists instead.
+// that reflectors detect the fake and use paginated lists instead
+// ([NewListWatchFromTypedClient] detects client-go's fakes by itself).
 type ListWatch struct {
 	// ListFunc is the legacy list function; List prefers it.
 	//

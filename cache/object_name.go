@@ -81,10 +81,10 @@ func MetaObjectToName(obj metav1.Object) ObjectName {
 }
 
 // DeletionHandlingObjectToName is [ObjectToName] that also understands
-// tombstones: for a [DeletedFinalStateUnknown] it parses the key the tombstone
-// carries.
+// tombstones: for a [DeletedFinalStateUnknown], this package's or client-go's,
+// it parses the key the tombstone carries.
 func DeletionHandlingObjectToName(obj any) (ObjectName, error) {
-	if d, ok := obj.(DeletedFinalStateUnknown); ok {
+	if d, ok := asTombstone(obj); ok {
 		return ParseObjectName(d.Key)
 	}
 	return ObjectToName(obj)

@@ -44,7 +44,9 @@ type DeletedObject[T Object] struct {
 
 	// FinalStateUnknown is nil when OptionalObj is the final state of the
 	// object. Otherwise it is the tombstone the informer delivered, which
-	// holds the object's key; its Obj is OptionalObj, untyped.
+	// holds the object's key; its Obj is OptionalObj, untyped. A tombstone
+	// of client-go's type (from a client-go informer) is copied into this
+	// package's type.
 	FinalStateUnknown *DeletedFinalStateUnknown
 }
 
@@ -239,7 +241,7 @@ func (h typedResourceEventHandler[T]) OnUpdate(oldObj, newObj any) {
 }
 
 func (h typedResourceEventHandler[T]) OnDelete(obj any) {
-	if tomb, ok := obj.(DeletedFinalStateUnknown); ok {
+	if tomb, ok := asTombstone(obj); ok {
 		deleted := DeletedObject[T]{FinalStateUnknown: &tomb}
 		if tomb.Obj != nil {
 			typed, ok := tomb.Obj.(T)
