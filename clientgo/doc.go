@@ -1,0 +1,2 @@
+// Package clientgo adapts informer-go to client-go.
+package clientgo

@@ -1,0 +1,43 @@
+package clientgo
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	toolscache "k8s.io/client-go/tools/cache"
+
+	"github.com/informer-go/informer/cache"
+)
+
+// NewSharedIndexInformer is client-go's toolscache.NewSharedIndexInformer
+// built on this library: [cache.NewSharedIndexInformer] with lw,
+// exampleObject, resyncPeriod and indexers, seen through
+// [AsSharedIndexInformer]. Its type is that of controller-runtime's
+// cache.Options.NewInformer, so that a controller-runtime manager's cache
+// runs on this library with one option:
+//
+//	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+//		Cache: crcache.Options{NewInformer: clientgo.NewSharedIndexInformer},
+//	})
+//
+// The informer uses this library's default pipeline (DeltaFIFO); for
+// client-go's default event order use [NewSharedIndexInformerFunc] with
+// InOrder set.
+func NewSharedIndexInformer(lw toolscache.ListerWatcher, exampleObject runtime.Object, resyncPeriod time.Duration, indexers toolscache.Indexers) toolscache.SharedIndexInformer {
+	return NewSharedIndexInformerFunc(cache.SharedIndexInformerOptions{})(lw, exampleObject, resyncPeriod, indexers)
+}
+
+// NewSharedIndexInformerFunc returns a function of the type of
+// [NewSharedIndexInformer] (and of controller-runtime's
+// cache.Options.NewInformer) that builds this library's informers with
+// options, its ResyncPeriod and Indexers replaced by the function's
+// arguments:
+//
+//	crcache.Options{NewInformer: clientgo.NewSharedIndexInformerFunc(cache.SharedIndexInformerOptions{InOrder: true})}
+func NewSharedIndexInformerFunc(options cache.SharedIndexInformerOptions) func(toolscache.ListerWatcher, runtime.Object, time.Duration, toolscache.Indexers) toolscache.SharedIndexInformer {
+	return func(lw toolscache.ListerWatcher, exampleObject runtime.Object, resyncPeriod time.Duration, indexers toolscache.Indexers) toolscache.SharedIndexInformer {
+		o := options
+		o.ResyncPeriod, o.Indexers = resyncPeriod, fromClientGoIndexers(indexers)
+		return AsSharedIndexInformer(cache.NewSharedIndexInformerWithOptions(lw, exampleObject, o))
+	}
+}
