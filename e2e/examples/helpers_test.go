@@ -264,6 +264,23 @@ func (p *program) waitForLog(t *testing.T, msg string, kv ...any) {
 	}
 }
 
+// waitForOutput waits until the process printed line, failing the test
+// after convergeTimeout or if the process exits first.
+func (p *program) waitForOutput(t *testing.T, line string) {
+	t.Helper()
+	err := p.waitUntil(t.Context(), func(context.Context) bool {
+		for l := range strings.Lines(p.output.String()) {
+			if strings.TrimSuffix(l, "\n") == line {
+				return true
+			}
+		}
+		return false
+	})
+	if err != nil {
+		t.Fatalf("%s did not print %q: %v", p.name, line, err)
+	}
+}
+
 // waitForAnnotation waits until the ConfigMap namespace/name has
 // annotation key with value want, failing the test after convergeTimeout
 // or if the process exits first.
