@@ -44,7 +44,7 @@ type lookalikeFakeClient struct {
 // cyclicClient refers to itself through pointers and a struct field.
 type cyclicClient struct {
 	recordingClient
-	next *cyclicClient
+	next *cyclicClient //lint:ignore U1000 only its type matters
 }
 
 func TestNewListWatchFromTypedClientAppliesOptionsModifier(t *testing.T) {

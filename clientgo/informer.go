@@ -84,7 +84,7 @@ func (s informerAdapter) AddIndexers(indexers toolscache.Indexers) error {
 }
 
 func (s informerAdapter) GetController() toolscache.Controller {
-	return controllerAdapter{s.SharedIndexInformer.GetController()}
+	return controllerAdapter{s.SharedIndexInformer.GetController()} //lint:ignore SA1019 client-go's interface has the method
 }
 
 func (s informerAdapter) HasSyncedChecker() toolscache.DoneChecker {

@@ -38,6 +38,7 @@ func NewController(lw cache.ListerWatcher, out io.Writer) *Controller {
 			queue.Add(key)
 		}
 	}
+	//lint:ignore SA1019 the classic constructor, as in client-go's example
 	indexer, informer := cache.NewIndexerInformer(lw, &corev1.Pod{}, 0, cache.ResourceEventHandlerFuncs{
 		AddFunc:    enqueue,
 		UpdateFunc: func(_, newObj any) { enqueue(newObj) },
