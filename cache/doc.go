@@ -29,10 +29,11 @@
 //
 // A source that is not a kube-apiserver should opt out of streaming lists:
 // the reflector first asks for one (a watch with SendInitialEvents), and a
-// source that ignores the option makes it wait for the end bookmark until
-// [ReflectorOptions].WatchListStallTimeout. Either fail such watches with an
-// error (the reflector then lists), or wrap the source with
-// [ToListWatcherWithWatchListSemantics] and a value whose
+// source that ignores the option keeps it waiting for the end bookmark until
+// the source sends a change or a bookmark, or until
+// [ReflectorOptions].WatchListStallTimeout passes without a new object.
+// Either fail such watches with an error (the reflector then lists), or wrap
+// the source with [ToListWatcherWithWatchListSemantics] and a value whose
 // IsWatchListSemanticsUnSupported method returns true.
 // [NewListWatchFromTypedClient] does so by itself for client-go's fake
 // clients.

@@ -73,11 +73,16 @@ var errStopRequested = errors.New("stop requested")
 //     SendInitialEvents whose events fill a temporary store until the
 //     bookmark annotated "k8s.io/initial-events-end", after which the store is
 //     replaced and the same watch goes on. Any failure of the streaming list
-//     falls back to a paginated list in the same cycle. A stream that makes
-//     no progress for ReflectorOptions.WatchListStallTimeout is abandoned
-//     (client-go waits forever), and the reflector uses paginated lists from
-//     then on. A ListerWatcher whose IsWatchListSemanticsUnSupported method
-//     returns true never gets streaming lists.
+//     falls back to a paginated list in the same cycle. Only ADDED events are
+//     progress of the initial list: a stream without one for
+//     ReflectorOptions.WatchListStallTimeout is abandoned (client-go waits
+//     forever), and so, at once, is a stream that shows that the server
+//     ignored sendInitialEvents by sending a MODIFIED or DELETED event, or a
+//     bookmark without the annotation, before the annotated one (client-go
+//     waits forever for such a server too). After either the reflector uses
+//     paginated lists from then on. A ListerWatcher whose
+//     IsWatchListSemanticsUnSupported method returns true never gets
+//     streaming lists.
 //   - A watch that ends normally is reopened at once from the last resource
 //     version, without a relist. A watch that fails (Expired, an error event,
 //     a stream closed within a second without events, a failed resync)
@@ -209,11 +214,14 @@ type ReflectorOptions struct {
 	Backoff *wait.Backoff
 
 	// WatchListStallTimeout bounds how long a streaming list may go without
-	// receiving any event before its "k8s.io/initial-events-end" bookmark.
-	// When it passes, the reflector logs the reason, abandons the stream,
-	// lists with pagination instead and does not try streaming lists again.
-	// Zero means one minute; a negative value waits forever, as client-go
-	// does.
+	// receiving an ADDED event (an object of the initial list) before its
+	// "k8s.io/initial-events-end" bookmark; events that are dropped do not
+	// count. When it passes, the reflector logs the reason, abandons the
+	// stream, lists with pagination instead and does not try streaming lists
+	// again. Zero means one minute; a negative value waits forever, as
+	// client-go does. (A stream that sends a MODIFIED or DELETED event, or
+	// another bookmark, before that bookmark is abandoned at once, whatever
+	// the timeout.)
 	WatchListStallTimeout time.Duration
 }
 
@@ -637,6 +645,10 @@ func (r *Reflector) watchList(ctx context.Context) (watch.Interface, error) {
 			r.useWatchList.Store(false)
 			logger.Info("Warning: streaming list made no progress before its initial-events-end bookmark; abandoning it and using paginated lists from now on",
 				"reflector", r.name, "type", r.typeDescription, "stallTimeout", r.watchListStallTimeout)
+		case errors.Is(err, errInitialEventsNotStreamed):
+			r.useWatchList.Store(false)
+			logger.V(2).Info("The server ignored the request for a streaming list; using paginated lists from now on",
+				"reflector", r.name, "type", r.typeDescription, "reason", err)
 		}
 		return nil, fmt.Errorf("stream list of %s: %w", r.typeDescription, err)
 	}
@@ -791,17 +803,18 @@ type watchSession struct {
 	// open, once the initial-events-end bookmark has been applied.
 	untilInitialEventsEnd bool
 	// stallTimeout, with untilInitialEventsEnd, bounds the time between
-	// events; zero means no bound.
+	// ADDED events (the progress of the initial list); zero means no bound.
 	stallTimeout time.Duration
 	// resyncErrs carries a failed resync, which ends the watch; may be nil.
 	resyncErrs <-chan error
 }
 
 // handleWatch applies the events of w to s.store until the stream closes, an
-// error event arrives, ctx ends (errStopRequested), a resync fails, the
-// stream stalls (errWatchListStalled) or, with s.untilInitialEventsEnd, the
-// initial-events-end bookmark arrives. It reports whether that bookmark was
-// seen. w is stopped on return, except after a complete initial list. A
+// error event arrives, ctx ends (errStopRequested), a resync fails or, with
+// s.untilInitialEventsEnd, the initial-events-end bookmark arrives, the
+// stream stalls (errWatchListStalled) or an event before that bookmark shows
+// that the server is not streaming an initial list
+// (errInitialEventsNotStreamed). It reports whether that bookmark was seen. w is stopped on return, except after a complete initial list. A
 // stream that closes within a second of start without an applied event
 // yields a [VeryShortWatchError].
 func (r *Reflector) handleWatch(ctx context.Context, start time.Time, w watch.Interface, s watchSession) (initialEventsEnd bool, _ error) {
@@ -837,9 +850,6 @@ func (r *Reflector) handleWatch(ctx context.Context, start time.Time, w watch.In
 		if !ok {
 			break
 		}
-		if stallTimer != nil {
-			stallTimer.Reset(s.stallTimeout)
-		}
 		if event.Type == watch.Error {
 			return initialEventsEnd, watchErrorEventError(event.Object)
 		}
@@ -849,9 +859,18 @@ func (r *Reflector) handleWatch(ctx context.Context, start time.Time, w watch.In
 			continue
 		}
 		rv := m.GetResourceVersion()
+		if s.untilInitialEventsEnd && !initialEventsEnd {
+			if err := checkInitialEvent(event.Type, m); err != nil {
+				return false, err
+			}
+		}
 		switch event.Type {
 		case watch.Added:
 			err = s.store.Add(event.Object)
+			if stallTimer != nil {
+				// Only objects of the initial list are progress.
+				stallTimer.Reset(s.stallTimeout)
+			}
 		case watch.Modified:
 			pastInitialAdds = true
 			err = s.store.Update(event.Object)

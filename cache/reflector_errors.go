@@ -68,6 +68,10 @@ func (e *VeryShortWatchError) Error() string {
 // bookmark did not arrive in time.
 var errWatchListStalled = errors.New("streaming list stalled before the initial-events-end bookmark")
 
+// errInitialEventsNotStreamed ends a streaming list whose server turned out to
+// ignore sendInitialEvents (see checkInitialEvent).
+var errInitialEventsNotStreamed = errors.New("the server does not stream initial events")
+
 // isExpiredError reports a resource version too old for the server (HTTP
 // 410). Servers before Kubernetes 1.18 said Gone instead of Expired.
 func isExpiredError(err error) bool {

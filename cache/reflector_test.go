@@ -372,13 +372,39 @@ func TestReflectorScenarios(t *testing.T) {
 			wantOps:   []string{"replace [ns/a@5 ns/b@7]@10", "add ns/c@11"},
 		},
 		{
-			name:      "events changing the initial state are folded into the streamed list",
+			name:      "a bookmark without the end annotation before the end bookmark falls back to a paginated list at once, for good",
 			watchList: true,
-			watches: []step{{events: []watch.Event{
-				added("a", "5"), added("b", "7"), deleted("a", "8"), modified("b", "9"), added("a", "9"), bookmarkEvent("10", true), added("c", "11"),
-			}, closeAtEnd: true}},
-			wantCalls: []call{watchListCall(""), watchCall("11")},
-			wantOps:   []string{"replace [ns/b@9 ns/a@9]@10", "add ns/c@11"},
+			lists:     []step{{list: pomList("10", "", a)}, {list: pomList("12", "", a)}},
+			watches: []step{
+				{events: []watch.Event{added("a", "5"), bookmarkEvent("8", false)}}, // stays open
+				{events: []watch.Event{errorEvent(errExpired)}},
+			},
+			wantCalls: []call{watchListCall(""), listCall("0", 500), watchCall("10"), listCall("10", 0), watchCall("12")},
+			wantOps:   []string{"replace [ns/a@5]@10", "replace [ns/a@5]@12"},
+			wantGaps:  []gapCheck{immediate(0), backoffGap(2)},
+		},
+		{
+			name:      "a MODIFIED event before the end bookmark falls back to a paginated list at once, for good",
+			watchList: true,
+			lists:     []step{{list: pomList("10", "", a, b)}, {list: pomList("12", "", a, b)}},
+			watches: []step{
+				{events: []watch.Event{added("a", "5"), added("b", "7"), modified("b", "9")}}, // stays open
+				{events: []watch.Event{errorEvent(errExpired)}},
+			},
+			wantCalls: []call{watchListCall(""), listCall("0", 500), watchCall("10"), listCall("10", 0), watchCall("12")},
+			wantOps:   []string{"replace [ns/a@5 ns/b@7]@10", "replace [ns/a@5 ns/b@7]@12"},
+			wantGaps:  []gapCheck{immediate(0), backoffGap(2)},
+		},
+		{
+			name:      "a DELETED event before the end bookmark falls back to a paginated list at once",
+			watchList: true,
+			lists:     []step{{list: pomList("10", "", b)}},
+			watches: []step{
+				{events: []watch.Event{added("a", "5"), added("b", "7"), deleted("a", "8"), bookmarkEvent("10", true)}},
+			},
+			wantCalls: []call{watchListCall(""), listCall("0", 500), watchCall("10")},
+			wantOps:   []string{"replace [ns/b@7]@10"},
+			wantGaps:  []gapCheck{immediate(0)},
 		},
 		{
 			name:      "a failed streaming list falls back to a paginated list in the same cycle",

@@ -173,8 +173,9 @@ func TestReflectorResyncTiming(t *testing.T) {
 }
 
 // TestReflectorWatchListStallTimeout checks the stall deadline of streaming
-// lists on the injected clock: it restarts with every event, and when it
-// passes the reflector falls back to a paginated list.
+// lists on the injected clock: it restarts with every ADDED event of the
+// initial list, not with events that are dropped, and when it passes the
+// reflector falls back to a paginated list.
 func TestReflectorWatchListStallTimeout(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -221,6 +222,11 @@ func TestReflectorWatchListStallTimeout(t *testing.T) {
 			if calls := lw.recorded(); len(calls) != 0 {
 				t.Fatalf("gave up on a stream that made progress: %v", calls)
 			}
+			// Events that are dropped are no progress; the last send
+			// returns once the one before has been handled completely.
+			events <- watch.Event{Type: watch.Added, Object: &metav1.Status{}}
+			events <- watch.Event{Type: "Strange", Object: pom("x", "7")}
+			events <- watch.Event{Type: watch.Added, Object: (*metav1.PartialObjectMetadata)(nil)}
 			clk.Step(time.Second)
 			waitFor(t, "the fallback list and watch", func() bool { return len(lw.recorded()) == 2 })
 			if diff := cmp.Diff([]call{listCall("0", 500), watchCall("10")}, callsOf(lw.recorded())); diff != "" {

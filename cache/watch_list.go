@@ -1,7 +1,10 @@
 package cache
 
 import (
+	"fmt"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
 )
 
@@ -57,6 +60,29 @@ func watchOptions(resourceVersion string, timeoutSeconds int64) metav1.ListOptio
 // end of a streaming list's initial events.
 func isInitialEventsEndBookmark(m metav1.Object) bool {
 	return m.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true"
+}
+
+// checkInitialEvent returns an error wrapping [errInitialEventsNotStreamed]
+// when an event of type t, whose object has metadata m, shows that the server
+// is not streaming the initial list the reflector asked for. A server that
+// streams it sends the current objects as ADDED events and then the bookmark
+// annotated with [metav1.InitialEventsAnnotationKey]; kube-apiserver sends no
+// other bookmark before that one. A MODIFIED or DELETED event, or a bookmark
+// without the annotation, before it comes from a server that ignored
+// sendInitialEvents and is sending a plain watch, as aggregated API servers
+// that forward a backend's watch do. (kube-apiservers before 1.32, where
+// streaming lists were alpha, sent that bookmark from a timer and could
+// deliver a change first; for them the paginated list this leads to merely
+// costs more.)
+func checkInitialEvent(t watch.EventType, m metav1.Object) error {
+	switch {
+	case t == watch.Modified || t == watch.Deleted:
+		return fmt.Errorf("%w: %s event before the initial-events-end bookmark", errInitialEventsNotStreamed, t)
+	case t == watch.Bookmark && !isInitialEventsEndBookmark(m):
+		return fmt.Errorf("%w: bookmark without the %s annotation before the initial-events-end bookmark",
+			errInitialEventsNotStreamed, metav1.InitialEventsAnnotationKey)
+	}
+	return nil
 }
 
 // watchListAccumulator collects the initial events of a streaming list before
