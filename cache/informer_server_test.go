@@ -34,9 +34,10 @@ func serverContents(t *testing.T, srv *fakeServer, names []string) []string {
 	return out
 }
 
-// startInformer runs an informer over srv until the test ends. It must run
-// in a synctest bubble.
-func startInformer(t *testing.T, srv *fakeServer, inOrder bool) (Store, Controller) {
+// startInformer runs an informer over srv (a fake server, or a
+// ListerWatcher in front of one) until the test ends. It must run in a
+// synctest bubble.
+func startInformer(t *testing.T, srv ListerWatcher, inOrder bool) (Store, Controller) {
 	t.Helper()
 	_, ctx := ktesting.NewTestContext(t)
 	ctx, cancel := context.WithCancel(ctx)

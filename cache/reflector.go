@@ -43,6 +43,10 @@ const (
 	// internalErrorRetryReset is the quiet period after which a new watch
 	// internal error starts a fresh MaxInternalErrorRetryDuration window.
 	internalErrorRetryReset = time.Minute
+	// maxWatchListAttempts is how many requests one streaming list makes
+	// before the reflector gives up on it and lists with pagination in the
+	// same cycle. The next cycle tries streaming again.
+	maxWatchListAttempts = 3
 )
 
 // realClock is the clock of components built without one.
@@ -72,23 +76,33 @@ var errStopRequested = errors.New("stop requested")
 //   - By default the reflector first tries a streaming list: a watch with
 //     SendInitialEvents whose events fill a temporary store until the
 //     bookmark annotated "k8s.io/initial-events-end", after which the store is
-//     replaced and the same watch goes on. Any failure of the streaming list
-//     falls back to a paginated list in the same cycle. Only ADDED events are
-//     progress of the initial list: a stream without one for
-//     ReflectorOptions.WatchListStallTimeout is abandoned (client-go waits
-//     forever), and so, at once, is a stream that shows that the server
-//     ignored sendInitialEvents by sending a MODIFIED or DELETED event, or a
-//     bookmark without the annotation, before the annotated one (client-go
-//     waits forever for such a server too). After either the reflector uses
-//     paginated lists from then on. A ListerWatcher whose
+//     replaced and the same watch goes on. A ListerWatcher whose
 //     IsWatchListSemanticsUnSupported method returns true never gets
 //     streaming lists.
+//   - A streaming list makes at most three requests per cycle. One whose
+//     resource version turned out unavailable is retried at once from the
+//     most recent state, unless it already asked for that; throttled,
+//     refused or expired requests and streams that close before the end
+//     bookmark are retried after a backoff delay (client-go retries these at
+//     once, and without end unless throttled or refused). After the third
+//     failure, or at once after any other failure, the cycle falls back to a
+//     paginated list; the next cycle tries a streaming list again.
+//   - Only ADDED events are progress of a streaming list's initial list: a
+//     stream without one for ReflectorOptions.WatchListStallTimeout is
+//     abandoned (client-go waits forever), and so, at once, is a stream that
+//     shows that the server ignored sendInitialEvents by sending a MODIFIED
+//     or DELETED event, or a bookmark without the annotation, before the
+//     annotated one (client-go waits forever for such a server too). After
+//     either the reflector uses paginated lists for good.
 //   - A watch that ends normally is reopened at once from the last resource
-//     version, without a relist. A watch that fails (Expired, an error event,
-//     a stream closed within a second without events, a failed resync)
-//     relists after a backoff delay. Throttling (429) and refused connections
-//     retry the watch after a backoff delay; internal errors retry it at once
-//     for up to MaxInternalErrorRetryDuration.
+//     version, without a relist; but when two watches in a row end less than
+//     a second after they were requested, the next one waits a backoff delay
+//     (client-go reopens at once, however often). A watch that fails
+//     (Expired, an error event, a stream closed within a second without
+//     events, a failed resync) relists after a backoff delay. Throttling
+//     (429) and refused connections retry the watch after a backoff delay;
+//     internal errors retry it at once for up to
+//     MaxInternalErrorRetryDuration.
 //   - Backoff delays start at 800ms and double up to 30s, each stretched by
 //     a random factor in [1, 2), and start over after two minutes without
 //     failure (client-go starts over every two minutes, failures or not).
@@ -208,9 +222,12 @@ type ReflectorOptions struct {
 	Clock clock.Clock
 
 	// Backoff replaces the default backoff parameters (800ms doubling to 30s
-	// with full jitter). Whatever the parameters, the sequence starts over
-	// after two minutes without failures. A Duration of zero means no delay
-	// at all between relists, which is only sensible in tests.
+	// with full jitter). The same sequence of delays spaces relists, retries
+	// of throttled or refused watches, retries of streaming lists and
+	// watches that keep closing as soon as they open (see [Reflector]).
+	// Whatever the parameters, the sequence starts over after two minutes
+	// without failures. A Duration of zero means no delay at all, which is
+	// only sensible in tests.
 	Backoff *wait.Backoff
 
 	// WatchListStallTimeout bounds how long a streaming list may go without
@@ -579,79 +596,109 @@ func (r *Reflector) list(ctx context.Context) error {
 
 // watchList streams the initial list into a temporary store and, once the
 // initial-events-end bookmark arrived, replaces the store's contents and
-// returns the still open watch. It retries refused or throttled requests
-// after a backoff delay, an unavailable resource version at once with "", and
-// a stream that closed before the bookmark at once; every other failure is
-// returned, with a nil watch, for the caller to fall back to a paginated list.
-// It returns nil, nil when ctx ends.
+// returns the still open watch. It makes at most maxWatchListAttempts
+// requests: a request whose resource version turned out to be unavailable is
+// retried at once from the most recent state (resource version ""), unless it
+// already asked for that; other throttled, refused or expired requests, and
+// streams that closed before the bookmark, are retried after a backoff delay.
+// Every other failure, and the last one, is returned, with a nil watch, for
+// the caller to fall back to a paginated list. It returns nil, nil when ctx
+// ends.
 func (r *Reflector) watchList(ctx context.Context) (watch.Interface, error) {
 	logger := klog.FromContext(ctx)
 	var transform TransformFunc
 	if ts, ok := r.store.(TransformingStore); ok {
 		transform = ts.Transformer()
 	}
-	for {
+	for attempt := 1; ; attempt++ {
 		if ctx.Err() != nil {
 			return nil, nil
 		}
-		acc := newWatchListAccumulator(transform)
-		var listRV string
-		options := watchListOptions(r.rewatchResourceVersion(), r.watchTimeoutSeconds())
-		start := r.clock.Now()
-		w, err := r.startWatch(ctx, options)
+		resourceVersion := r.rewatchResourceVersion()
+		w, err := r.streamList(ctx, resourceVersion, transform)
 		if err == nil {
-			var complete bool
-			complete, err = r.handleWatch(ctx, start, w, watchSession{
-				store: acc,
-				onResourceVersion: func(rv string, pastInitialAdds bool) {
-					if pastInitialAdds {
-						listRV = rv
-					}
-				},
-				untilInitialEventsEnd: true,
-				stallTimeout:          r.watchListStallTimeout,
-			})
-			if err == nil && complete {
-				r.setLastSyncResourceVersionUnavailable(false)
-				if err := r.store.Replace(acc.List(), listRV); err != nil {
-					w.Stop()
-					return nil, fmt.Errorf("stream list of %s: unable to sync result: %w", r.typeDescription, err)
-				}
-				r.setLastSyncResourceVersion(listRV)
-				logger.V(4).Info("Streamed list", "reflector", r.name, "type", r.typeDescription,
-					"resourceVersion", listRV, "items", acc.Len())
-				return w, nil
-			}
-			if err == nil {
-				// The stream closed before the bookmark: stream again.
-				continue
-			}
-			if errors.Is(err, errStopRequested) {
-				return nil, nil
-			}
+			return w, nil
 		}
+		if errors.Is(err, errStopRequested) {
+			return nil, nil
+		}
+		// retryNow: the next request differs (it asks for the most recent
+		// state) and cannot fail the same way, so it goes out at once.
+		retryNow := false
 		switch {
-		case isWatchErrorRetriable(err):
-			logger.V(2).Info("Streaming list failed, backing off", "reflector", r.name, "type", r.typeDescription, "err", err)
-			if !r.sleep(ctx, r.backoff.next()) {
-				return nil, nil
-			}
-			continue
-		case isResourceVersionUnavailable(err):
-			// Resume from the most recent state, read from a quorum.
-			r.setLastSyncResourceVersionUnavailable(true)
-			continue
 		case errors.Is(err, errWatchListStalled):
 			r.useWatchList.Store(false)
 			logger.Info("Warning: streaming list made no progress before its initial-events-end bookmark; abandoning it and using paginated lists from now on",
 				"reflector", r.name, "type", r.typeDescription, "stallTimeout", r.watchListStallTimeout)
+			return nil, fmt.Errorf("stream list of %s: %w", r.typeDescription, err)
 		case errors.Is(err, errInitialEventsNotStreamed):
 			r.useWatchList.Store(false)
 			logger.V(2).Info("The server ignored the request for a streaming list; using paginated lists from now on",
 				"reflector", r.name, "type", r.typeDescription, "reason", err)
+			return nil, fmt.Errorf("stream list of %s: %w", r.typeDescription, err)
+		case isResourceVersionUnavailable(err):
+			r.setLastSyncResourceVersionUnavailable(true)
+			retryNow = resourceVersion != ""
+		case isWatchErrorRetriable(err), errors.Is(err, errWatchListClosedEarly):
+		default:
+			return nil, fmt.Errorf("stream list of %s: %w", r.typeDescription, err)
 		}
-		return nil, fmt.Errorf("stream list of %s: %w", r.typeDescription, err)
+		if attempt == maxWatchListAttempts {
+			return nil, fmt.Errorf("stream list of %s: giving up after %d attempts: %w", r.typeDescription, attempt, err)
+		}
+		if retryNow {
+			logger.V(4).Info("Streaming list failed, retrying at once from the most recent state",
+				"reflector", r.name, "type", r.typeDescription, "resourceVersion", resourceVersion, "err", err)
+			continue
+		}
+		logger.V(2).Info("Streaming list failed, backing off", "reflector", r.name, "type", r.typeDescription, "attempt", attempt, "err", err)
+		if !r.sleep(ctx, r.backoff.next()) {
+			return nil, nil
+		}
 	}
+}
+
+// streamList makes one streaming-list request at resourceVersion. On success
+// the store holds the streamed objects and the returned watch is open past
+// the initial-events-end bookmark. On failure the watch is stopped and the
+// error says why: errStopRequested when ctx ended, errWatchListClosedEarly
+// when the stream closed before the bookmark, the server's error otherwise.
+func (r *Reflector) streamList(ctx context.Context, resourceVersion string, transform TransformFunc) (watch.Interface, error) {
+	acc := newWatchListAccumulator(transform)
+	var listRV string
+	start := r.clock.Now()
+	w, err := r.startWatch(ctx, watchListOptions(resourceVersion, r.watchTimeoutSeconds()))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, errStopRequested
+		}
+		return nil, err
+	}
+	complete, err := r.handleWatch(ctx, start, w, watchSession{
+		store: acc,
+		onResourceVersion: func(rv string, pastInitialAdds bool) {
+			if pastInitialAdds {
+				listRV = rv
+			}
+		},
+		untilInitialEventsEnd: true,
+		stallTimeout:          r.watchListStallTimeout,
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case !complete:
+		return nil, errWatchListClosedEarly
+	}
+	r.setLastSyncResourceVersionUnavailable(false)
+	if err := r.store.Replace(acc.List(), listRV); err != nil {
+		w.Stop()
+		return nil, fmt.Errorf("unable to sync result: %w", err)
+	}
+	r.setLastSyncResourceVersion(listRV)
+	klog.FromContext(ctx).V(4).Info("Streamed list", "reflector", r.name, "type", r.typeDescription,
+		"resourceVersion", listRV, "items", acc.Len())
+	return w, nil
 }
 
 // startWatch opens a watch, turning a nil watch without error, and a panic
@@ -719,6 +766,9 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrs <-c
 			w.Stop()
 		}
 	}()
+	// shortWatches counts the watches in a row that ended normally less than
+	// veryShortWatch after they were requested.
+	shortWatches := 0
 	for {
 		if ctx.Err() != nil {
 			return nil
@@ -768,7 +818,19 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrs <-c
 		retry.After(err)
 		switch {
 		case err == nil:
-			// Closed normally: reopen from the last resource version.
+			// Closed normally: reopen from the last resource version, at
+			// once unless watches keep closing as soon as they open.
+			if r.clock.Since(start) >= veryShortWatch {
+				shortWatches = 0
+				continue
+			}
+			if shortWatches++; shortWatches < 2 {
+				continue
+			}
+			logger.V(4).Info("Watches keep closing right after they open, backing off", "reflector", r.name, "type", r.typeDescription)
+			if !r.sleep(ctx, r.backoff.next()) {
+				return nil
+			}
 			continue
 		case errors.Is(err, errStopRequested):
 		case isExpiredError(err):

@@ -68,6 +68,10 @@ func (e *VeryShortWatchError) Error() string {
 // bookmark did not arrive in time.
 var errWatchListStalled = errors.New("streaming list stalled before the initial-events-end bookmark")
 
+// errWatchListClosedEarly ends a streaming list whose stream closed without
+// an error before the initial-events-end bookmark.
+var errWatchListClosedEarly = errors.New("streaming list closed before the initial-events-end bookmark")
+
 // errInitialEventsNotStreamed ends a streaming list whose server turned out to
 // ignore sendInitialEvents (see checkInitialEvent).
 var errInitialEventsNotStreamed = errors.New("the server does not stream initial events")

@@ -446,3 +446,115 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// hostileHooks answer the calls of a hostileLW instead of its server; a nil
+// hook leaves its calls to the server.
+type hostileHooks struct {
+	list func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error)
+	// watch answers plain watches, stream streaming-list requests (watches
+	// with SendInitialEvents).
+	watch  func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
+	stream func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
+}
+
+// hostileLW is a ListerWatcher in front of a fake server whose calls its
+// hooks may answer instead, and which records every call. After spinLimit
+// calls it stops answering (lists block until their context ends, watches
+// stay open and quiet), so that a reflector that retries without delay ends
+// up waiting, and its test fails on the count instead of hanging.
+type hostileLW struct {
+	srv       ListerWatcherWithContext
+	spinLimit int
+
+	mu    sync.Mutex
+	hooks hostileHooks  // guarded by mu
+	calls []hostileCall // guarded by mu
+}
+
+// hostileCall is one recorded call of a hostileLW.
+type hostileCall struct {
+	kind string // "list", "watch" or "stream"
+	rv   string
+	at   time.Time
+}
+
+func newHostileLW(srv ListerWatcherWithContext, hooks hostileHooks) *hostileLW {
+	return &hostileLW{srv: srv, spinLimit: 5000, hooks: hooks}
+}
+
+// setHooks replaces the hooks; hostileHooks{} heals the source.
+func (h *hostileLW) setHooks(hooks hostileHooks) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.hooks = hooks
+}
+
+// record records a call and returns the hooks to answer it with, and whether
+// the call is past the spin limit.
+func (h *hostileLW) record(kind string, opts metav1.ListOptions) (hostileHooks, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.calls = append(h.calls, hostileCall{kind: kind, rv: opts.ResourceVersion, at: time.Now()})
+	return h.hooks, len(h.calls) > h.spinLimit
+}
+
+// recorded returns the calls so far.
+func (h *hostileLW) recorded() []hostileCall {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.calls)
+}
+
+func (h *hostileLW) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	hooks, spun := h.record("list", opts)
+	switch {
+	case spun:
+		<-ctx.Done()
+		return nil, ctx.Err()
+	case hooks.list != nil:
+		return hooks.list(ctx, opts)
+	}
+	return h.srv.ListWithContext(ctx, opts)
+}
+
+func (h *hostileLW) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	streaming := opts.SendInitialEvents != nil && *opts.SendInitialEvents
+	kind := "watch"
+	if streaming {
+		kind = "stream"
+	}
+	hooks, spun := h.record(kind, opts)
+	hook := hooks.watch
+	if streaming {
+		hook = hooks.stream
+	}
+	switch {
+	case spun:
+		return newScriptedWatch(nil, false), nil
+	case hook != nil:
+		return hook(ctx, opts)
+	}
+	return h.srv.WatchWithContext(ctx, opts)
+}
+
+// List and Watch make hostileLW a ListerWatcher.
+func (h *hostileLW) List(opts metav1.ListOptions) (runtime.Object, error) {
+	return h.ListWithContext(context.Background(), opts)
+}
+
+func (h *hostileLW) Watch(opts metav1.ListOptions) (watch.Interface, error) {
+	return h.WatchWithContext(context.Background(), opts)
+}
+
+// scriptedWatchOf returns a watch hook answering every call with a new
+// scriptedWatch of events, closed at the end when closeAtEnd.
+func scriptedWatchOf(closeAtEnd bool, events ...watch.Event) func(context.Context, metav1.ListOptions) (watch.Interface, error) {
+	return func(context.Context, metav1.ListOptions) (watch.Interface, error) {
+		return newScriptedWatch(events, closeAtEnd), nil
+	}
+}
+
+// failingWatch returns a watch hook failing every call with err.
+func failingWatch(err error) func(context.Context, metav1.ListOptions) (watch.Interface, error) {
+	return func(context.Context, metav1.ListOptions) (watch.Interface, error) { return nil, err }
+}

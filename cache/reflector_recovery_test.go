@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"testing/synctest"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 
 	framework "github.com/informer-go/informer/cache/testing"
 )
@@ -74,6 +76,94 @@ func TestInformerServerIgnoringSendInitialEventsUnderTraffic(t *testing.T) {
 					}
 				})
 			})
+		}
+	}
+}
+
+// TestInformerStreamingListRetriesAreBounded runs informers for ten minutes
+// of virtual time against a server whose streaming lists fail the same way
+// every time, and counts the requests: every retry waits a backoff delay,
+// except the one at once from the most recent state after an expired
+// resource version, and after three failed attempts the informer lists with
+// pagination. Plain watches either work, so that the informer settles after
+// one cycle, or expire at once, so that cycles keep coming back to streaming
+// lists. The reflector used to retry the first three kinds of failure at
+// once, without end.
+func TestInformerStreamingListRetriesAreBounded(t *testing.T) {
+	expired := errorEvent(errExpired)
+	for _, failure := range []struct {
+		name   string
+		stream func(context.Context, metav1.ListOptions) (watch.Interface, error)
+	}{
+		{name: "closed after one event", stream: scriptedWatchOf(true, added("a", "1"))},
+		{name: "410 when opened", stream: failingWatch(errExpired)},
+		{name: "410 in the stream", stream: scriptedWatchOf(false, expired)},
+		{name: "429 when opened", stream: failingWatch(errTooMany)},
+	} {
+		for _, plain := range []struct {
+			name  string
+			watch func(context.Context, metav1.ListOptions) (watch.Interface, error)
+		}{
+			{name: "working watches"},
+			{name: "expiring watches", watch: scriptedWatchOf(false, expired)},
+		} {
+			for _, mode := range queueModes {
+				t.Run(failure.name+"/"+plain.name+"/"+mode.name, func(t *testing.T) {
+					synctest.Test(t, func(t *testing.T) {
+						srv := newTestServer(t)
+						names := []string{"a", "b"}
+						for _, name := range names {
+							create(t, srv, name)
+						}
+						lw := newHostileLW(srv, hostileHooks{stream: failure.stream, watch: plain.watch})
+						store, ctrl := startInformer(t, lw, mode.inOrder)
+						time.Sleep(10 * time.Minute)
+						synctest.Wait()
+
+						calls := lw.recorded()
+						if len(calls) > lw.spinLimit {
+							t.Fatalf("%d requests in ten minutes: the reflector spins", len(calls))
+						}
+						// Three streaming requests per cycle at most.
+						inARow := 0
+						for i, c := range calls {
+							if c.kind != "stream" {
+								inARow = 0
+								continue
+							}
+							if inARow++; inARow > maxWatchListAttempts {
+								t.Fatalf("request %d is streaming request %d of a cycle, want at most %d", i, inARow, maxWatchListAttempts)
+							}
+						}
+						// Backoff delays are at least 800ms, doubling to
+						// 30s: fewer than 25 of them fit in ten minutes,
+						// and each cycle makes at most five requests.
+						if len(calls) > 100 {
+							t.Errorf("%d requests in ten minutes, want at most 100", len(calls))
+						}
+						if plain.watch == nil {
+							// One cycle, then watches that the server
+							// ends after their 5 to 10 minute timeout.
+							want := []string{"stream", "stream", "stream", "list", "watch"}
+							var got []string
+							for _, c := range calls {
+								if len(got) < len(want) || c.kind != "watch" {
+									got = append(got, c.kind)
+								}
+							}
+							if diff := cmp.Diff(want, got); diff != "" {
+								t.Errorf("requests (-want +got):\n%s", diff)
+							}
+						}
+						if !ctrl.HasSynced() {
+							t.Fatal("not synced after ten minutes")
+						}
+						if diff := cmp.Diff(serverContents(t, srv, names), storeContents(store)); diff != "" {
+							t.Errorf("store (-want +got):\n%s", diff)
+						}
+					})
+				})
+			}
 		}
 	}
 }

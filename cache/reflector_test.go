@@ -61,6 +61,12 @@ func backoffGap(after int) gapCheck {
 	return gapCheck{after: after, min: 800 * time.Millisecond, max: 1600 * time.Millisecond}
 }
 
+// secondBackoffGap is the second delay of a backoff sequence: 1.6s
+// stretched by up to 2x.
+func secondBackoffGap(after int) gapCheck {
+	return gapCheck{after: after, min: 1600 * time.Millisecond, max: 3200 * time.Millisecond}
+}
+
 // immediate says call after+1 followed call after without any delay.
 func immediate(after int) gapCheck { return gapCheck{after: after, min: 0, max: time.Nanosecond} }
 
@@ -194,6 +200,18 @@ func TestReflectorScenarios(t *testing.T) {
 			wantCalls: []call{listCall("0", 500), watchCall("10"), watchCall("10")},
 			wantOps:   []string{"replace [ns/a@5]@10"},
 			wantGaps:  []gapCheck{{after: 1, min: 2 * time.Second, max: 2*time.Second + 1}},
+		},
+		{
+			name:  "watches that keep closing as soon as they open are reopened after a backoff delay",
+			lists: []step{{list: pomList("10", "", a)}},
+			watches: []step{
+				{events: []watch.Event{added("c", "11")}, closeAtEnd: true},
+				{events: []watch.Event{added("d", "12")}, closeAtEnd: true},
+				{events: []watch.Event{added("e", "13")}, closeAtEnd: true},
+			},
+			wantCalls: []call{listCall("0", 500), watchCall("10"), watchCall("11"), watchCall("12"), watchCall("13")},
+			wantOps:   []string{"replace [ns/a@5]@10", "add ns/c@11", "add ns/d@12", "add ns/e@13"},
+			wantGaps:  []gapCheck{immediate(1), backoffGap(2), secondBackoffGap(3)},
 		},
 		{
 			name:      "watches resume from bookmark versions",
@@ -352,12 +370,11 @@ func TestReflectorScenarios(t *testing.T) {
 			wantOps:   []string{"replace [ns/a@5 ns/b@7]@10"},
 		},
 		{
-			name:      "a list that is not a list is an error",
-			lists:     []step{{list: a}, {list: nil}, {list: pomList("10", "", a)}},
-			wantCalls: []call{listCall("0", 500), listCall("0", 500), listCall("0", 500), watchCall("10")},
-			wantOps:   []string{"replace [ns/a@5]@10"},
-			// The second delay is a second backoff step: [1.6s, 3.2s).
-			wantGaps:        []gapCheck{backoffGap(0), {after: 1, min: 1600 * time.Millisecond, max: 3200 * time.Millisecond}},
+			name:            "a list that is not a list is an error",
+			lists:           []step{{list: a}, {list: nil}, {list: pomList("10", "", a)}},
+			wantCalls:       []call{listCall("0", 500), listCall("0", 500), listCall("0", 500), watchCall("10")},
+			wantOps:         []string{"replace [ns/a@5]@10"},
+			wantGaps:        []gapCheck{backoffGap(0), secondBackoffGap(1)},
 			wantHandlerErrs: 2,
 		},
 
@@ -433,7 +450,7 @@ func TestReflectorScenarios(t *testing.T) {
 			wantOps:   []string{"replace [ns/a@5]@10"},
 		},
 		{
-			name:      "a streaming list closed before its bookmark is streamed again",
+			name:      "a streaming list closed before its bookmark is streamed again after a backoff delay",
 			watchList: true,
 			watches: []step{
 				{events: []watch.Event{added("a", "5")}, closeAtEnd: true},
@@ -441,6 +458,34 @@ func TestReflectorScenarios(t *testing.T) {
 			},
 			wantCalls: []call{watchListCall(""), watchListCall(""), watchCall("11")},
 			wantOps:   []string{"replace [ns/a@5 ns/b@7]@10", "add ns/c@11"},
+			wantGaps:  []gapCheck{backoffGap(0)},
+		},
+		{
+			name:      "a streaming list closed before its bookmark three times falls back to a paginated list",
+			watchList: true,
+			lists:     []step{{list: pomList("10", "", a)}},
+			watches: []step{
+				{events: []watch.Event{added("a", "5")}, closeAtEnd: true},
+				{events: []watch.Event{added("a", "5")}, closeAtEnd: true},
+				{events: []watch.Event{added("a", "5")}, closeAtEnd: true},
+			},
+			wantCalls: []call{watchListCall(""), watchListCall(""), watchListCall(""), listCall("0", 500), watchCall("10")},
+			wantOps:   []string{"replace [ns/a@5]@10"},
+			wantGaps:  []gapCheck{backoffGap(0), secondBackoffGap(1), immediate(2)},
+		},
+		{
+			name:      "a streaming list expired again from the most recent state backs off, then falls back to a paginated list",
+			watchList: true,
+			lists:     []step{{list: pomList("12", "", a)}},
+			watches: []step{
+				{events: []watch.Event{added("a", "5"), bookmarkEvent("10", true), errorEvent(errExpired)}},
+				{events: []watch.Event{errorEvent(errExpired)}},
+				{err: errExpired},
+				{events: []watch.Event{errorEvent(errGone)}},
+			},
+			wantCalls: []call{watchListCall(""), watchListCall("10"), watchListCall(""), watchListCall(""), listCall("", 500), watchCall("12")},
+			wantOps:   []string{"replace [ns/a@5]@10", "replace [ns/a@5]@12"},
+			wantGaps:  []gapCheck{backoffGap(0), immediate(1), secondBackoffGap(2), immediate(3)},
 		},
 		{
 			name:      "a throttled streaming list is retried after a backoff delay",
