@@ -67,6 +67,17 @@ var errStopRequested = errors.New("stop requested")
 //     reflector saw, from a list, a watch event or a bookmark; only after a
 //     list or streaming list failed with Expired/Gone or "too large resource
 //     version" does it ask for "" (a quorum read).
+//   - An invalid resource version is treated like an expired one, where
+//     client-go keeps asking for it: when the server refuses a list, watch
+//     or streaming list because of the version it asked for (a 400, 422 or
+//     500 naming the resource version, as kube-apiserver sends), or a list
+//     or streaming list that asked for a version answers with one that is
+//     neither "" nor a decimal number (kube-apiserver's versions are
+//     decimal, and it refuses others), the reflector logs why at verbosity 2
+//     and reads the most recent state instead: at once for a list or
+//     streaming list, in the relist after the backoff delay for a watch. An
+//     answer to a request for "" is taken whatever its version, since
+//     versions are opaque to clients.
 //   - Lists are paginated (500 per page) when they ask for "" or "0", when a
 //     first list at "0" came back in pages (the server has no watch cache for
 //     the resource), or when WatchListPageSize says so; otherwise a list at a
@@ -395,6 +406,29 @@ func (r *Reflector) rewatchResourceVersion() string {
 	return r.lastSyncResourceVersion
 }
 
+// logReadingMostRecentState logs why the next request reads the most recent
+// state instead of resourceVersion: err. A version the server called invalid,
+// or sent malformed, is logged at verbosity 2, one that merely went out of
+// the server's window at 4.
+func (r *Reflector) logReadingMostRecentState(ctx context.Context, resourceVersion string, err error) {
+	level := 4
+	if isInvalidResourceVersion(err) {
+		level = 2
+	}
+	klog.FromContext(ctx).V(level).Info("Cannot use the resource version, reading the most recent state instead",
+		"reflector", r.name, "type", r.typeDescription, "resourceVersion", resourceVersion, "err", err)
+}
+
+// listResourceVersion returns the resource version of a list the pager
+// accepted, "" if it has none.
+func listResourceVersion(list runtime.Object) string {
+	listMeta, err := meta.ListAccessor(list)
+	if err != nil {
+		return ""
+	}
+	return listMeta.GetResourceVersion()
+}
+
 // Run calls [Reflector.RunWithContext] with a context that ends when stopCh
 // closes.
 func (r *Reflector) Run(stopCh <-chan struct{}) {
@@ -541,9 +575,16 @@ func (r *Reflector) list(ctx context.Context) error {
 			done <- res
 		}()
 		res.list, res.paginated, res.err = pager.list(ctx, options)
-		if isResourceVersionUnavailable(res.err) {
-			// Too old or too new for the server: retry at once with a
-			// quorum read of the most recent state.
+		if res.err == nil && options.ResourceVersion != "" {
+			// A list at "" is taken with whatever version it carries:
+			// versions are opaque to clients, and asking again for the
+			// most recent state would not change it.
+			res.err = checkResourceVersion(listResourceVersion(res.list), "the list")
+		}
+		if retryFromMostRecent(options.ResourceVersion, res.err) {
+			// Too old, too new or invalid for the server: retry at once
+			// with a quorum read of the most recent state.
+			r.logReadingMostRecentState(ctx, options.ResourceVersion, res.err)
 			r.setLastSyncResourceVersionUnavailable(true)
 			res.list, res.paginated, res.err = pager.list(ctx, metav1.ListOptions{ResourceVersion: r.relistResourceVersion()})
 		}
@@ -636,7 +677,8 @@ func (r *Reflector) watchList(ctx context.Context) (watch.Interface, error) {
 			logger.V(2).Info("The server ignored the request for a streaming list; using paginated lists from now on",
 				"reflector", r.name, "type", r.typeDescription, "reason", err)
 			return nil, fmt.Errorf("stream list of %s: %w", r.typeDescription, err)
-		case isResourceVersionUnavailable(err):
+		case retryFromMostRecent(resourceVersion, err):
+			r.logReadingMostRecentState(ctx, resourceVersion, err)
 			r.setLastSyncResourceVersionUnavailable(true)
 			retryNow = resourceVersion != ""
 		case isWatchErrorRetriable(err), errors.Is(err, errWatchListClosedEarly):
@@ -647,8 +689,6 @@ func (r *Reflector) watchList(ctx context.Context) (watch.Interface, error) {
 			return nil, fmt.Errorf("stream list of %s: giving up after %d attempts: %w", r.typeDescription, attempt, err)
 		}
 		if retryNow {
-			logger.V(4).Info("Streaming list failed, retrying at once from the most recent state",
-				"reflector", r.name, "type", r.typeDescription, "resourceVersion", resourceVersion, "err", err)
 			continue
 		}
 		logger.V(2).Info("Streaming list failed, backing off", "reflector", r.name, "type", r.typeDescription, "attempt", attempt, "err", err)
@@ -689,6 +729,13 @@ func (r *Reflector) streamList(ctx context.Context, resourceVersion string, tran
 		return nil, err
 	case !complete:
 		return nil, errWatchListClosedEarly
+	}
+	if resourceVersion != "" {
+		// As for lists, a stream from "" is taken whatever its version.
+		if err := checkResourceVersion(listRV, "the initial-events-end bookmark"); err != nil {
+			w.Stop()
+			return nil, err
+		}
 	}
 	r.setLastSyncResourceVersionUnavailable(false)
 	if err := r.store.Replace(acc.List(), listRV); err != nil {
@@ -790,6 +837,12 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrs <-c
 				if ctx.Err() != nil {
 					return nil
 				}
+				if options.ResourceVersion != "" && isInvalidResourceVersion(err) {
+					// The relist after this error reads the most recent
+					// state: a list at this version would be refused too.
+					r.logReadingMostRecentState(ctx, options.ResourceVersion, err)
+					r.setLastSyncResourceVersionUnavailable(true)
+				}
 				if isWatchErrorRetriable(err) {
 					logger.V(4).Info("Watch failed, backing off", "reflector", r.name, "type", r.typeDescription, "err", err)
 					if !r.sleep(ctx, r.backoff.next()) {
@@ -837,6 +890,11 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrs <-c
 			// The relist asks for the last resource version first: the
 			// server answers with data at least that fresh.
 			logger.V(4).Info("Watch closed", "reflector", r.name, "type", r.typeDescription, "err", err)
+		case isInvalidResourceVersion(err):
+			// A list at the version the server refused would be refused
+			// too: relist the most recent state.
+			r.logReadingMostRecentState(ctx, r.LastSyncResourceVersion(), err)
+			r.setLastSyncResourceVersionUnavailable(true)
 		case apierrors.IsTooManyRequests(err):
 			logger.V(2).Info("Watch returned 429, backing off", "reflector", r.name, "type", r.typeDescription)
 			if !r.sleep(ctx, r.backoff.next()) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -109,9 +110,92 @@ func isTooLargeResourceVersionError(err error) bool {
 
 // isResourceVersionUnavailable reports the errors after which the reflector
 // stops asking for its last resource version and reads the most recent state
-// from a quorum instead.
+// from a quorum instead, as client-go does: the version is too old or too new
+// for the server.
 func isResourceVersionUnavailable(err error) bool {
 	return isExpiredError(err) || isTooLargeResourceVersionError(err)
+}
+
+// errMalformedResourceVersion is wrapped by the error of a list or streaming
+// list whose answer carries a resource version kube-apiserver would refuse.
+var errMalformedResourceVersion = errors.New("malformed resource version")
+
+// checkResourceVersion returns an error wrapping errMalformedResourceVersion
+// unless rv is "" or a decimal number, as kube-apiserver's resource versions
+// are; what says where rv came from.
+func checkResourceVersion(rv, what string) error {
+	if rv == "" {
+		return nil
+	}
+	if _, err := strconv.ParseUint(rv, 10, 64); err != nil {
+		return fmt.Errorf("%w %q in %s", errMalformedResourceVersion, rv, what)
+	}
+	return nil
+}
+
+// isInvalidResourceVersion reports that a request failed because of its
+// resource version: the server sent a malformed one
+// (errMalformedResourceVersion), or refused the one it was asked for as
+// invalid. kube-apiserver 1.36 refuses a list at a malformed version with 400
+// Bad Request, and a watch or streaming list from one with a 500 of no
+// reason, both saying `resourceVersion: Invalid value: "abc"`; a 422 Invalid
+// with a cause on the field "resourceVersion" says the same in API terms. So
+// this is a 400, 422 or 500 whose causes name the field or, when it has none,
+// whose message names the resource version. An error misjudged as such costs
+// one read of the most recent state.
+func isInvalidResourceVersion(err error) bool {
+	if errors.Is(err, errMalformedResourceVersion) {
+		return true
+	}
+	if !apierrors.IsBadRequest(err) && !apierrors.IsInvalid(err) && !apierrors.IsInternalError(err) {
+		return false
+	}
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return false
+	}
+	s := status.Status()
+	if s.Details != nil && len(s.Details.Causes) > 0 {
+		for _, cause := range s.Details.Causes {
+			if cause.Field == "resourceVersion" || cause.Field == "metadata.resourceVersion" {
+				return true
+			}
+		}
+		return false
+	}
+	return namesResourceVersion(s.Message)
+}
+
+// namesResourceVersion reports whether msg mentions a resource version, in
+// any case: "resource version", or "resourceVersion" as a word of its own
+// (not the start of "resourceVersionMatch").
+func namesResourceVersion(msg string) bool {
+	const word = "resourceversion"
+	msg = strings.ToLower(msg)
+	if strings.Contains(msg, "resource version") {
+		return true
+	}
+	for {
+		i := strings.Index(msg, word)
+		if i < 0 {
+			return false
+		}
+		msg = msg[i+len(word):]
+		if msg == "" || msg[0] < 'a' || msg[0] > 'z' {
+			return true
+		}
+	}
+}
+
+// retryFromMostRecent reports whether a request at resourceVersion that
+// failed with err is to be made again from the most recent state (resource
+// version ""): the version was unavailable, or invalid unless it was already
+// "" (the failure is then not about a version the reflector chose).
+func retryFromMostRecent(resourceVersion string, err error) bool {
+	if isInvalidResourceVersion(err) {
+		return resourceVersion != ""
+	}
+	return isResourceVersionUnavailable(err)
 }
 
 // isWatchErrorRetriable reports errors after which the watch is retried from

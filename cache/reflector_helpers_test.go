@@ -465,6 +465,9 @@ type hostileHooks struct {
 type hostileLW struct {
 	srv       ListerWatcherWithContext
 	spinLimit int
+	// noWatchList, when set before use, makes the source opt out of
+	// streaming lists.
+	noWatchList bool
 
 	mu    sync.Mutex
 	hooks hostileHooks  // guarded by mu
@@ -481,6 +484,9 @@ type hostileCall struct {
 func newHostileLW(srv ListerWatcherWithContext, hooks hostileHooks) *hostileLW {
 	return &hostileLW{srv: srv, spinLimit: 5000, hooks: hooks}
 }
+
+// IsWatchListSemanticsUnSupported is the duck-typed opt-out.
+func (h *hostileLW) IsWatchListSemanticsUnSupported() bool { return h.noWatchList }
 
 // setHooks replaces the hooks; hostileHooks{} heals the source.
 func (h *hostileLW) setHooks(hooks hostileHooks) {

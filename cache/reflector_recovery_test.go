@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 
 	framework "github.com/informer-go/informer/cache/testing"
@@ -164,6 +165,97 @@ func TestInformerStreamingListRetriesAreBounded(t *testing.T) {
 					})
 				})
 			}
+		}
+	}
+}
+
+// TestInformerRecoversFromMalformedResourceVersion gives informers, in both
+// pipelines, one malformed resource version from a glitching server or proxy,
+// which the server refuses ever after, and checks that they keep following
+// the server. The reflector used to keep the version and ask for it again on
+// every later request, and the informer stopped receiving changes for good.
+func TestInformerRecoversFromMalformedResourceVersion(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// noWatchList makes the informer list with pagination.
+		noWatchList bool
+		// hooks returns the hook answering one call; it calls heal first,
+		// so that the server answers every later call.
+		hooks func(srv *fakeServer, heal func()) hostileHooks
+	}{
+		{
+			name:        "in a list",
+			noWatchList: true,
+			hooks: func(srv *fakeServer, heal func()) hostileHooks {
+				return hostileHooks{list: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+					heal()
+					list, err := srv.ListWithContext(ctx, opts)
+					if err != nil {
+						return nil, err
+					}
+					list.(*metav1.PartialObjectMetadataList).ResourceVersion = "abc"
+					return list, nil
+				}}
+			},
+		},
+		{
+			name: "in the end bookmark of a streaming list",
+			hooks: func(srv *fakeServer, heal func()) hostileHooks {
+				return hostileHooks{stream: func(ctx context.Context, _ metav1.ListOptions) (watch.Interface, error) {
+					heal()
+					list, err := srv.ListWithContext(ctx, metav1.ListOptions{})
+					if err != nil {
+						return nil, err
+					}
+					items := list.(*metav1.PartialObjectMetadataList).Items
+					var events []watch.Event
+					for i := range items {
+						events = append(events, watch.Event{Type: watch.Added, Object: &items[i]})
+					}
+					return newScriptedWatch(append(events, bookmarkEvent("abc", true)), true), nil
+				}}
+			},
+		},
+		{
+			name:        "in a watch event",
+			noWatchList: true,
+			hooks: func(_ *fakeServer, heal func()) hostileHooks {
+				return hostileHooks{watch: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+					heal()
+					return newScriptedWatch([]watch.Event{bookmarkEvent("abc", false)}, true), nil
+				}}
+			},
+		},
+	} {
+		for _, mode := range queueModes {
+			t.Run(tc.name+"/"+mode.name, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					srv := newTestServer(t)
+					names := []string{"a", "b"}
+					for _, name := range names {
+						create(t, srv, name)
+					}
+					lw := newHostileLW(srv, hostileHooks{})
+					lw.noWatchList = tc.noWatchList
+					lw.setHooks(tc.hooks(srv, func() { lw.setHooks(hostileHooks{}) }))
+					store, ctrl := startInformer(t, lw, mode.inOrder)
+					time.Sleep(time.Minute)
+					touch(t, srv, "a", "1")
+					create(t, srv, "c")
+					names = append(names, "c")
+					time.Sleep(2 * time.Minute)
+					synctest.Wait()
+					if !ctrl.HasSynced() {
+						t.Fatal("not synced")
+					}
+					if diff := cmp.Diff(serverContents(t, srv, names), storeContents(store)); diff != "" {
+						t.Errorf("store (-want +got):\n%s", diff)
+					}
+					if n := len(lw.recorded()); n > 20 {
+						t.Errorf("%d requests in three minutes, want at most 20", n)
+					}
+				})
+			})
 		}
 	}
 }

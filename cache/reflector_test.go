@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/klog/v2/ktesting"
 )
@@ -37,6 +38,16 @@ var (
 		Status: metav1.StatusFailure, Code: http.StatusGatewayTimeout, Reason: metav1.StatusReasonTimeout,
 		Message: "Timeout: Too large resource version: 20, current: 10",
 	}}
+	// errListInvalidRV and errWatchInvalidRV are kube-apiserver 1.36's
+	// answers to a list at and a watch from resource version "abc";
+	// errInvalidRV is the fake server's, for both.
+	errListInvalidRV  = apierrors.NewBadRequest(`invalid resource version: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax`)
+	errWatchInvalidRV = &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Reason: metav1.StatusReasonUnknown,
+		Message: `resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax`,
+	}}
+	errInvalidRV = apierrors.NewInvalid(schema.GroupKind{Kind: "pods"}, "",
+		field.ErrorList{field.Invalid(field.NewPath("resourceVersion"), "abc", `strconv.ParseUint: parsing "abc": invalid syntax`)})
 )
 
 func tooLargeResourceVersionError() error {
@@ -163,6 +174,61 @@ func TestReflectorScenarios(t *testing.T) {
 			lists:     []step{{err: errLegacyTooBig}, {list: pomList("10", "", a)}},
 			wantCalls: []call{listCall("0", 500), listCall("", 500), watchCall("10")},
 			wantOps:   []string{"replace [ns/a@5]@10"},
+		},
+		{
+			name:      "a list answering with a malformed resource version is made again from the most recent state",
+			lists:     []step{{list: pomList("abc", "", a)}, {list: pomList("10", "", a)}},
+			wantCalls: []call{listCall("0", 500), listCall("", 500), watchCall("10")},
+			wantOps:   []string{"replace [ns/a@5]@10"},
+			wantGaps:  []gapCheck{immediate(0)},
+		},
+		{
+			name:      "a list of the most recent state is taken whatever its resource version",
+			lists:     []step{{err: errExpired}, {list: pomList("abc", "", a)}},
+			wantCalls: []call{listCall("0", 500), listCall("", 500), watchCall("abc")},
+			wantOps:   []string{"replace [ns/a@5]@abc"},
+		},
+		{
+			name:  "a list refused for its resource version is made again from the most recent state",
+			lists: []step{{list: pomList("10", "", a)}, {err: errListInvalidRV}, {list: pomList("12", "", a)}},
+			watches: []step{
+				{events: []watch.Event{modified("a", "abc"), errorEvent(errExpired)}},
+			},
+			wantCalls: []call{listCall("0", 500), watchCall("10"), listCall("abc", 0), listCall("", 0), watchCall("12")},
+			wantOps:   []string{"replace [ns/a@5]@10", "update ns/a@abc", "replace [ns/a@5]@12"},
+			wantGaps:  []gapCheck{backoffGap(1), immediate(2)},
+		},
+		{
+			name:  "a list refused as invalid for its resource version is made again from the most recent state",
+			lists: []step{{list: pomList("10", "", a)}, {err: errInvalidRV}, {list: pomList("12", "", a)}},
+			watches: []step{
+				{events: []watch.Event{modified("a", "abc"), errorEvent(errExpired)}},
+			},
+			wantCalls: []call{listCall("0", 500), watchCall("10"), listCall("abc", 0), listCall("", 0), watchCall("12")},
+			wantOps:   []string{"replace [ns/a@5]@10", "update ns/a@abc", "replace [ns/a@5]@12"},
+		},
+		{
+			name:  "a watch refused for its resource version relists the most recent state",
+			lists: []step{{list: pomList("10", "", a)}, {list: pomList("12", "", a)}},
+			watches: []step{
+				{delay: 2 * time.Second, events: []watch.Event{bookmarkEvent("abc", false)}, closeAtEnd: true},
+				{err: errWatchInvalidRV},
+			},
+			wantCalls:       []call{listCall("0", 500), watchCall("10"), watchCall("abc"), listCall("", 500), watchCall("12")},
+			wantOps:         []string{"replace [ns/a@5]@10", "replace [ns/a@5]@12"},
+			wantGaps:        []gapCheck{backoffGap(2)},
+			wantHandlerErrs: 1,
+		},
+		{
+			name:  "a watch stream ended by a refusal of its resource version relists the most recent state",
+			lists: []step{{list: pomList("10", "", a)}, {list: pomList("12", "", a)}},
+			watches: []step{
+				{delay: 2 * time.Second, events: []watch.Event{bookmarkEvent("abc", false)}, closeAtEnd: true},
+				{events: []watch.Event{errorEvent(errInvalidRV)}},
+			},
+			wantCalls: []call{listCall("0", 500), watchCall("10"), watchCall("abc"), listCall("", 500), watchCall("12")},
+			wantOps:   []string{"replace [ns/a@5]@10", "replace [ns/a@5]@12"},
+			wantGaps:  []gapCheck{backoffGap(2)},
 		},
 		{
 			name:            "a failed list goes to the error handler and is retried after a backoff delay",
@@ -509,6 +575,39 @@ func TestReflectorScenarios(t *testing.T) {
 			wantCalls: []call{watchListCall(""), watchListCall("10"), watchListCall(""), watchCall("13")},
 			wantOps:   []string{"replace [ns/a@5]@10", "replace [ns/a@5 ns/b@7]@12", "add ns/c@13"},
 			wantGaps:  []gapCheck{backoffGap(0), immediate(1)},
+		},
+		{
+			name:      "a streaming list refused for its resource version is retried at once from the most recent state",
+			watchList: true,
+			watches: []step{
+				{events: []watch.Event{added("a", "5"), bookmarkEvent("10", true), modified("a", "abc"), errorEvent(errExpired)}},
+				{err: errWatchInvalidRV},
+				{events: []watch.Event{added("a", "5"), bookmarkEvent("12", true), added("c", "13")}, closeAtEnd: true},
+			},
+			wantCalls: []call{watchListCall(""), watchListCall("abc"), watchListCall(""), watchCall("13")},
+			wantOps:   []string{"replace [ns/a@5]@10", "update ns/a@abc", "replace [ns/a@5]@12", "add ns/c@13"},
+			wantGaps:  []gapCheck{backoffGap(0), immediate(1)},
+		},
+		{
+			name:      "a streaming list whose end bookmark has a malformed resource version is made again from the most recent state",
+			watchList: true,
+			watches: []step{
+				{events: []watch.Event{added("a", "5"), bookmarkEvent("10", true), errorEvent(errExpired)}},
+				{events: []watch.Event{added("a", "5"), bookmarkEvent("abc", true)}},
+				{events: []watch.Event{added("a", "5"), bookmarkEvent("12", true), added("c", "13")}, closeAtEnd: true},
+			},
+			wantCalls: []call{watchListCall(""), watchListCall("10"), watchListCall(""), watchCall("13")},
+			wantOps:   []string{"replace [ns/a@5]@10", "replace [ns/a@5]@12", "add ns/c@13"},
+			wantGaps:  []gapCheck{backoffGap(0), immediate(1)},
+		},
+		{
+			name:      "a streaming list of the most recent state is taken whatever its resource version",
+			watchList: true,
+			watches: []step{
+				{events: []watch.Event{added("a", "5"), bookmarkEvent("abc", true), added("c", "13")}, closeAtEnd: true},
+			},
+			wantCalls: []call{watchListCall(""), watchCall("13")},
+			wantOps:   []string{"replace [ns/a@5]@abc", "add ns/c@13"},
 		},
 		{
 			name:      "a streaming list that stalls falls back to a paginated list, for good",
