@@ -43,6 +43,10 @@ const (
 	// internalErrorRetryReset is the quiet period after which a new watch
 	// internal error starts a fresh MaxInternalErrorRetryDuration window.
 	internalErrorRetryReset = time.Minute
+	// watchTimeoutGrace is how long a watch may stay open past the longest
+	// timeout the reflector asks the server for before the reflector closes
+	// it itself.
+	watchTimeoutGrace = time.Minute
 	// maxWatchListAttempts is how many requests one streaming list makes
 	// before the reflector gives up on it and lists with pagination in the
 	// same cycle. The next cycle tries streaming again.
@@ -108,12 +112,15 @@ var errStopRequested = errors.New("stop requested")
 //   - A watch that ends normally is reopened at once from the last resource
 //     version, without a relist; but when two watches in a row end less than
 //     a second after they were requested, the next one waits a backoff delay
-//     (client-go reopens at once, however often). A watch that fails
-//     (Expired, an error event, a stream closed within a second without
-//     events, a failed resync) relists after a backoff delay. Throttling
-//     (429) and refused connections retry the watch after a backoff delay;
-//     internal errors retry it at once for up to
-//     MaxInternalErrorRetryDuration.
+//     (client-go reopens at once, however often). A watch still open a
+//     minute after the longest timeout the reflector asks for (twice the
+//     minimum watch timeout) is closed and reopened the same way, since a
+//     hanging connection would otherwise keep the store stale for good
+//     (client-go waits on it). A watch that fails (Expired, an error event,
+//     a stream closed within a second without events, a failed resync)
+//     relists after a backoff delay. Throttling (429) and refused
+//     connections retry the watch after a backoff delay; internal errors
+//     retry it at once for up to MaxInternalErrorRetryDuration.
 //   - Backoff delays start at 800ms and double up to 30s, each stretched by
 //     a random factor in [1, 2), and start over after two minutes without
 //     failure (client-go starts over every two minutes, failures or not).
@@ -225,7 +232,8 @@ type ReflectorOptions struct {
 
 	// MinWatchTimeout is the lower bound of the random watch timeout, which
 	// lies in [MinWatchTimeout, 2*MinWatchTimeout]. Values up to 5 minutes
-	// are replaced by 5 minutes.
+	// are replaced by 5 minutes. A watch the server has not closed a minute
+	// after 2*MinWatchTimeout is closed by the reflector and reopened.
 	MinWatchTimeout time.Duration
 
 	// Clock is the source of every delay and timeout. Default: the real
@@ -619,12 +627,29 @@ func (r *Reflector) list(ctx context.Context) error {
 		return fmt.Errorf("list %s: unable to understand list result %T: %w", r.typeDescription, res.list, err)
 	}
 	objs := make([]any, 0, len(items))
+	// A broken server may list an object twice. kube-apiserver lists in key
+	// order, so names that strictly increase prove there are no duplicates
+	// without a map.
+	increasing := true
+	var last ObjectName
 	for _, item := range items {
-		if err := r.checkListItem(item); err != nil {
+		m, err := r.checkListItem(item)
+		if err != nil {
 			utilruntime.HandleErrorWithContext(ctx, err, "Dropping list item", "reflector", r.name, "type", r.typeDescription)
 			continue
 		}
+		if name := MetaObjectToName(m); increasing {
+			increasing = len(objs) == 0 || nameLess(last, name)
+			last = name
+		}
 		objs = append(objs, item)
+	}
+	if !increasing {
+		var duplicates int
+		if objs, duplicates = keepLastCopies(objs); duplicates > 0 {
+			utilruntime.HandleErrorWithContext(ctx, nil, "List holds objects more than once; keeping the last copy of each",
+				"reflector", r.name, "type", r.typeDescription, "duplicates", duplicates)
+		}
 	}
 	if err := r.store.Replace(objs, resourceVersion); err != nil {
 		return fmt.Errorf("list %s: unable to sync list result: %w", r.typeDescription, err)
@@ -681,7 +706,7 @@ func (r *Reflector) watchList(ctx context.Context) (watch.Interface, error) {
 			r.logReadingMostRecentState(ctx, resourceVersion, err)
 			r.setLastSyncResourceVersionUnavailable(true)
 			retryNow = resourceVersion != ""
-		case isWatchErrorRetriable(err), errors.Is(err, errWatchListClosedEarly):
+		case isWatchErrorRetriable(err), errors.Is(err, errWatchListClosedEarly), errors.Is(err, errWatchOutlivedTimeout):
 		default:
 			return nil, fmt.Errorf("stream list of %s: %w", r.typeDescription, err)
 		}
@@ -886,6 +911,13 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrs <-c
 			}
 			continue
 		case errors.Is(err, errStopRequested):
+		case errors.Is(err, errWatchOutlivedTimeout):
+			// Reopen from the last resource version, as if the server
+			// had closed it.
+			logger.V(2).Info("Closed a watch that outlived its timeout", "reflector", r.name, "type", r.typeDescription,
+				"timeout", r.maxWatchTimeout+watchTimeoutGrace)
+			shortWatches = 0
+			continue
 		case isExpiredError(err):
 			// The relist asks for the last resource version first: the
 			// server answers with data at least that fresh.
@@ -930,13 +962,15 @@ type watchSession struct {
 }
 
 // handleWatch applies the events of w to s.store until the stream closes, an
-// error event arrives, ctx ends (errStopRequested), a resync fails or, with
-// s.untilInitialEventsEnd, the initial-events-end bookmark arrives, the
-// stream stalls (errWatchListStalled) or an event before that bookmark shows
-// that the server is not streaming an initial list
-// (errInitialEventsNotStreamed). It reports whether that bookmark was seen. w is stopped on return, except after a complete initial list. A
-// stream that closes within a second of start without an applied event
-// yields a [VeryShortWatchError].
+// error event arrives, ctx ends (errStopRequested), a resync fails, the watch
+// outlives the longest timeout the reflector asks for by watchTimeoutGrace
+// (errWatchOutlivedTimeout) or, with s.untilInitialEventsEnd, the
+// initial-events-end bookmark arrives, the stream stalls
+// (errWatchListStalled) or an event before that bookmark shows that the
+// server is not streaming an initial list (errInitialEventsNotStreamed). It
+// reports whether that bookmark was seen. w is stopped on return, except
+// after a complete initial list. A stream that closes within a second of
+// start without an applied event yields a [VeryShortWatchError].
 func (r *Reflector) handleWatch(ctx context.Context, start time.Time, w watch.Interface, s watchSession) (initialEventsEnd bool, _ error) {
 	logger := klog.FromContext(ctx)
 	stopWatch := true
@@ -945,6 +979,11 @@ func (r *Reflector) handleWatch(ctx context.Context, start time.Time, w watch.In
 			w.Stop()
 		}
 	}()
+	// The server closes a watch when its timeout passes; one that is still
+	// open well after that is hanging (a dead connection, or a source that
+	// ignores timeouts) and would keep the store stale forever.
+	outlived := r.clock.NewTimer(r.maxWatchTimeout + watchTimeoutGrace - r.clock.Since(start))
+	defer outlived.Stop()
 	var stalled <-chan time.Time
 	var stallTimer clock.Timer
 	if s.untilInitialEventsEnd && s.stallTimeout > 0 {
@@ -965,6 +1004,8 @@ func (r *Reflector) handleWatch(ctx context.Context, start time.Time, w watch.In
 			return initialEventsEnd, err
 		case <-stalled:
 			return false, errWatchListStalled
+		case <-outlived.C():
+			return initialEventsEnd, errWatchOutlivedTimeout
 		case event, ok = <-w.ResultChan():
 		}
 		if !ok {
@@ -1064,22 +1105,57 @@ func (r *Reflector) checkWatchObject(obj runtime.Object) (metav1.Object, error) 
 	return objectMeta(obj)
 }
 
-// checkListItem reports why a list item is not acceptable, if it is not. The
-// kind of unstructured items is not checked: list items need not carry it.
-func (r *Reflector) checkListItem(obj runtime.Object) error {
+// checkListItem returns the metadata of an acceptable list item, or why it
+// is not acceptable. The kind of unstructured items is not checked: list
+// items need not carry it.
+func (r *Reflector) checkListItem(obj runtime.Object) (metav1.Object, error) {
 	if isNilObject(obj) {
-		return fmt.Errorf("list item is a nil %T", obj)
+		return nil, fmt.Errorf("list item is a nil %T", obj)
 	}
 	if r.expectedType != nil {
 		if got := reflect.TypeOf(obj); got != r.expectedType {
-			return fmt.Errorf("unexpected list item type: expected %v, got %v", r.expectedType, got)
+			return nil, fmt.Errorf("unexpected list item type: expected %v, got %v", r.expectedType, got)
 		}
 	}
 	if isUnsupportedTableObject(obj) {
-		return fmt.Errorf("unsupported list item kind %v", obj.GetObjectKind().GroupVersionKind())
+		return nil, fmt.Errorf("unsupported list item kind %v", obj.GetObjectKind().GroupVersionKind())
 	}
-	_, err := objectMeta(obj)
-	return err
+	return objectMeta(obj)
+}
+
+// nameLess orders object names by namespace, then name.
+func nameLess(a, b ObjectName) bool {
+	if a.Namespace != b.Namespace {
+		return a.Namespace < b.Namespace
+	}
+	return a.Name < b.Name
+}
+
+// keepLastCopies returns objs, whose items have metadata, with every object
+// (by namespace and name) once: one listed more than once keeps its first
+// place and its last copy, as in a streaming list, so that no store or
+// handler sees it twice. It reports how many copies it dropped; objs is
+// reused.
+func keepLastCopies(objs []any) (_ []any, duplicates int) {
+	places := make(map[ObjectName]int, len(objs))
+	kept := objs[:0]
+	for _, obj := range objs {
+		m, err := objectMeta(obj)
+		if err != nil {
+			// Not an object of a list checkListItem accepted; keep it.
+			kept = append(kept, obj)
+			continue
+		}
+		name := MetaObjectToName(m)
+		if i, listed := places[name]; listed {
+			kept[i] = obj
+			duplicates++
+			continue
+		}
+		places[name] = len(kept)
+		kept = append(kept, obj)
+	}
+	return kept, duplicates
 }
 
 // extractListItems returns the items of list. Unlike

@@ -73,6 +73,10 @@ var errWatchListStalled = errors.New("streaming list stalled before the initial-
 // an error before the initial-events-end bookmark.
 var errWatchListClosedEarly = errors.New("streaming list closed before the initial-events-end bookmark")
 
+// errWatchOutlivedTimeout ends a watch still open well past the timeout the
+// reflector asked the server for.
+var errWatchOutlivedTimeout = errors.New("watch outlived its timeout")
+
 // errInitialEventsNotStreamed ends a streaming list whose server turned out to
 // ignore sendInitialEvents (see checkInitialEvent).
 var errInitialEventsNotStreamed = errors.New("the server does not stream initial events")

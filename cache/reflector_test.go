@@ -280,6 +280,16 @@ func TestReflectorScenarios(t *testing.T) {
 			wantGaps:  []gapCheck{immediate(1), backoffGap(2), secondBackoffGap(3)},
 		},
 		{
+			name:  "a watch still open a minute past the longest timeout is closed and reopened",
+			lists: []step{{list: pomList("10", "", a)}},
+			watches: []step{
+				{events: []watch.Event{added("c", "11")}}, // stays open
+			},
+			wantCalls: []call{listCall("0", 500), watchCall("10"), watchCall("11")},
+			wantOps:   []string{"replace [ns/a@5]@10", "add ns/c@11"},
+			wantGaps:  []gapCheck{{after: 1, min: 11 * time.Minute, max: 11*time.Minute + 1}},
+		},
+		{
 			name:      "watches resume from bookmark versions",
 			lists:     []step{{list: pomList("10", "", a)}},
 			watches:   []step{{events: []watch.Event{bookmarkEvent("20", false)}, closeAtEnd: true}},
@@ -434,6 +444,18 @@ func TestReflectorScenarios(t *testing.T) {
 			}}},
 			wantCalls: []call{listCall("0", 500), watchCall("10")},
 			wantOps:   []string{"replace [ns/a@5 ns/b@7]@10"},
+		},
+		{
+			name:      "an object listed twice keeps its first place and its last copy",
+			lists:     []step{{list: pomList("10", "", a, c, b, pom("a", "9"))}},
+			wantCalls: []call{listCall("0", 500), watchCall("10")},
+			wantOps:   []string{"replace [ns/a@9 ns/c@11 ns/b@7]@10"},
+		},
+		{
+			name:      "a list out of key order keeps its order",
+			lists:     []step{{list: pomList("10", "", c, a, b)}},
+			wantCalls: []call{listCall("0", 500), watchCall("10")},
+			wantOps:   []string{"replace [ns/c@11 ns/a@5 ns/b@7]@10"},
 		},
 		{
 			name:            "a list that is not a list is an error",

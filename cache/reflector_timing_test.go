@@ -142,18 +142,20 @@ func TestReflectorResyncTiming(t *testing.T) {
 		}
 		return n
 	}
-	waitFor(t, "the watch and the resync timer", func() bool { return len(lw.recorded()) == 2 && clk.HasWaiters() })
+	// Two timers: the resync period, and the bound on the watch's life.
+	timers := func(n int) func() bool { return func() bool { return clk.Waiters() == n } }
+	waitFor(t, "the watch and the resync timer", func() bool { return len(lw.recorded()) == 2 && clk.Waiters() == 2 })
 
 	clk.Step(29 * time.Second)
 	allow <- true // consumed only if a resync tick happens
 	clk.Step(time.Second)
 	waitFor(t, "the first resync", func() bool { return resyncs() == 1 })
 
-	waitFor(t, "the next resync timer", clk.HasWaiters)
+	waitFor(t, "the next resync timer", timers(2))
 	allow <- false
 	clk.Step(30 * time.Second)
 	waitFor(t, "ShouldResync to be asked", func() bool { return len(allow) == 0 })
-	waitFor(t, "the next resync timer", clk.HasWaiters)
+	waitFor(t, "the next resync timer", timers(2))
 	if got := resyncs(); got != 1 {
 		t.Fatalf("%d resyncs after ShouldResync said no, want 1", got)
 	}
@@ -163,8 +165,11 @@ func TestReflectorResyncTiming(t *testing.T) {
 	store.mu.Unlock()
 	allow <- true
 	clk.Step(30 * time.Second)
-	// The failed resync ends the watch; the relist follows a 1s backoff.
-	waitFor(t, "the backoff timer", func() bool { return resyncs() == 2 && clk.HasWaiters() })
+	// The failed resync ends the watch (the watch, then its timer, are
+	// stopped); the relist follows a 1s backoff.
+	waitFor(t, "the backoff timer", func() bool {
+		return resyncs() == 2 && lw.opened[0].isStopped() && clk.Waiters() == 1
+	})
 	clk.Step(time.Second)
 	waitFor(t, "the relist", func() bool { return len(lw.recorded()) >= 3 })
 	if diff := cmp.Diff([]call{listCall("0", 500), watchCall("10"), listCall("10", 0)}, callsOf(lw.recorded())[:3]); diff != "" {
@@ -212,21 +217,23 @@ func TestReflectorWatchListStallTimeout(t *testing.T) {
 				cancel()
 				<-done
 			}()
-			waitFor(t, "the stall timer", clk.HasWaiters)
+			// Two timers: the stall timeout, and the bound on the
+			// watch's life.
+			waitFor(t, "the stall timer", func() bool { return clk.Waiters() == 2 })
 			clk.Step(tc.want - time.Second)
-			// Progress: the deadline starts over. The second send returns
-			// once the first event has been handled completely.
+			// Progress: the deadline starts over. A send returns once
+			// the event before it has been handled completely.
 			events <- added("a", "5")
 			events <- added("b", "6")
-			clk.Step(tc.want - time.Second)
+			events <- watch.Event{Type: watch.Added, Object: &metav1.Status{}}
+			// Events that are dropped are no progress.
+			clk.Step(tc.want / 2)
+			events <- watch.Event{Type: "Strange", Object: pom("x", "7")}
+			events <- watch.Event{Type: watch.Added, Object: (*metav1.PartialObjectMetadata)(nil)}
+			clk.Step(tc.want/2 - time.Second)
 			if calls := lw.recorded(); len(calls) != 0 {
 				t.Fatalf("gave up on a stream that made progress: %v", calls)
 			}
-			// Events that are dropped are no progress; the last send
-			// returns once the one before has been handled completely.
-			events <- watch.Event{Type: watch.Added, Object: &metav1.Status{}}
-			events <- watch.Event{Type: "Strange", Object: pom("x", "7")}
-			events <- watch.Event{Type: watch.Added, Object: (*metav1.PartialObjectMetadata)(nil)}
 			clk.Step(time.Second)
 			waitFor(t, "the fallback list and watch", func() bool { return len(lw.recorded()) == 2 })
 			if diff := cmp.Diff([]call{listCall("0", 500), watchCall("10")}, callsOf(lw.recorded())); diff != "" {
