@@ -762,6 +762,10 @@ func (r *Reflector) streamList(ctx context.Context, resourceVersion string, tran
 			return nil, err
 		}
 	}
+	if acc.replaced > 0 {
+		utilruntime.HandleErrorWithContext(ctx, nil, "Streaming list holds objects more than once; keeping the last copy of each",
+			"reflector", r.name, "type", r.typeDescription, "duplicates", acc.replaced)
+	}
 	r.setLastSyncResourceVersionUnavailable(false)
 	if err := r.store.Replace(acc.List(), listRV); err != nil {
 		w.Stop()

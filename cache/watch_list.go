@@ -90,13 +90,15 @@ func checkInitialEvent(t watch.EventType, m metav1.Object) error {
 // arrival order, keyed by [DeletionHandlingMetaNamespaceKeyFunc] applied to
 // the objects as received, and applies the destination store's transform on
 // Add and Update so that the list carries transformed objects, as client-go's
-// temporary store does. It is
-// used by one goroutine only.
+// temporary store does. It is used by one goroutine only.
 type watchListAccumulator struct {
 	transform TransformFunc // may be nil
 	index     map[string]int
 	objects   []any // nil entries are deleted objects
 	live      int   // number of non-nil entries in objects
+	// replaced counts the objects added in place of an earlier one of the
+	// same key.
+	replaced int
 }
 
 func newWatchListAccumulator(transform TransformFunc) *watchListAccumulator {
@@ -119,6 +121,7 @@ func (a *watchListAccumulator) Add(obj any) error {
 	}
 	if i, ok := a.index[key]; ok && a.objects[i] != nil {
 		a.objects[i] = obj
+		a.replaced++
 		return nil
 	}
 	a.index[key] = len(a.objects)

@@ -42,6 +42,11 @@ func TestWatchListAccumulator(t *testing.T) {
 	if acc.Len() != 2 {
 		t.Errorf("Len = %d, want 2", acc.Len())
 	}
+	// Only the update of a replaced a live object; b came back after its
+	// deletion.
+	if acc.replaced != 1 {
+		t.Errorf("replaced = %d, want 1", acc.replaced)
+	}
 	if err := acc.Add(&metav1.Status{}); err == nil {
 		t.Errorf("Add of an object without metadata succeeded")
 	}
