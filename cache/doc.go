@@ -80,4 +80,77 @@
 // registration: after its handler returned from that object's OnAdd), each
 // handler runs on its own goroutine and sees the changes of an object in
 // order, and a slow handler delays no other handler and not the store.
+//
+// # Bad input
+//
+// Servers, proxies and ListerWatchers can misbehave. Whatever they send, a
+// reflector, and an informer built on one, does not panic, keeps in its store
+// only objects that were listed or watched, and waits a backoff delay (800ms
+// doubling to 30s, see [Reflector]) between attempts that keep failing; once
+// the input is good again, store and handlers catch up with the server.
+// Errors that reach the watch error handler ([DefaultWatchErrorHandler]
+// unless set otherwise) are those of a failed list or of a watch that could
+// not be started; "reported" below means logged through
+// utilruntime.HandleErrorWithContext. Each row is a case of TestBadInput
+// (bad_input_test.go), named by its first column and run in both queue
+// modes: ten minutes of virtual time with the bad input (counting requests,
+// checking the store), then fifteen more after the source healed.
+//
+//	Input                        What happens
+//	---------------------------  ---------------------------------------------------------
+//	nil list                     A list that returns neither a list nor an error (or a nil
+//	                             pointer) fails: error handler, relist after a backoff
+//	                             delay. The store keeps what it had; an informer stays
+//	                             unsynced until a list succeeds.
+//	nil watch                    A watch that returns neither a watch nor an error fails:
+//	                             a streaming list falls back to a paginated list at once;
+//	                             a watch goes to the error handler and relists after a
+//	                             backoff delay.
+//	watch closed at once,        A watch closed within a second without an event is a
+//	forever                      VeryShortWatchError: a streaming list falls back to a
+//	                             paginated list at once; a watch relists after a backoff
+//	                             delay, logged as a warning.
+//	watch closed after each      Events are applied; the watch is reopened from the last
+//	event, forever               resource version at once, but after a backoff delay
+//	                             once two watches in a row ended within a second.
+//	watch that never sends and   A streaming list is abandoned after WatchListStallTimeout
+//	never closes                 (a warning) for paginated lists, for good. A watch is
+//	                             closed by the reflector a minute after the longest
+//	                             timeout it asks for (11 minutes by default, logged at
+//	                             verbosity 2) and reopened. The store keeps its state.
+//	error events without a       An ERROR event with a nil or non-Status object ends the
+//	status                       watch: a streaming list falls back to a paginated list
+//	                             at once; a watch relists after a backoff delay, logged
+//	                             as a warning.
+//	duplicate objects in a list  The last copy of an object listed twice is kept, in the
+//	                             place of the first; reported. Store and handlers see the
+//	                             object once.
+//	duplicate objects in a       The same: a later ADDED event of an object replaces the
+//	streaming list               earlier one in place; reported.
+//	objects without metadata,    Dropped from lists and watches, each reported; the rest
+//	of the wrong type or nil     of the list is stored and the watch goes on.
+//	tombstones with nil objects  A DeletedFinalStateUnknown whose Obj is nil (the
+//	                             DeltaFIFO makes one when it cannot read a vanished
+//	                             object) removes its key from the store; handlers get the
+//	                             tombstone as it is, typed handlers a DeletedObject with a
+//	                             zero OptionalObj.
+//	malformed resource versions  A list or streaming list that asked for a version and is
+//	                             answered with one that is not a decimal number is made
+//	                             again at once from the most recent state (""), and so
+//	                             is one the server refuses for its version (a 400, 422
+//	                             or 500 naming it); a refused watch goes to the error
+//	                             handler, and a relist of the most recent state follows
+//	                             after a backoff delay. Logged at verbosity 2. An answer
+//	                             to a request for "" is taken as it is.
+//	streaming lists closed       Retried after a backoff delay; after three attempts in a
+//	before their end bookmark    cycle, a paginated list. Logged at verbosity 2.
+//	streaming lists answering    Retried at once from "" if it asked for another version,
+//	410 Gone                     else after a backoff delay; after three attempts in a
+//	                             cycle, a paginated list from "".
+//	ListerWatcher that panics    A panic of List or Watch is recovered and fails the call
+//	                             like an error carrying the panic value: a streaming
+//	                             list falls back at once; a list or watch goes to the
+//	                             error handler, and a relist follows after a backoff
+//	                             delay. A panic of IsWatchListSemanticsUnSupported counts
+//	                             as no opt-out.
 package cache

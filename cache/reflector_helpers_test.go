@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -466,8 +467,8 @@ type hostileLW struct {
 	srv       ListerWatcherWithContext
 	spinLimit int
 	// noWatchList, when set before use, makes the source opt out of
-	// streaming lists.
-	noWatchList bool
+	// streaming lists; optOutPanics makes it panic when asked instead.
+	noWatchList, optOutPanics bool
 
 	mu    sync.Mutex
 	hooks hostileHooks  // guarded by mu
@@ -486,7 +487,12 @@ func newHostileLW(srv ListerWatcherWithContext, hooks hostileHooks) *hostileLW {
 }
 
 // IsWatchListSemanticsUnSupported is the duck-typed opt-out.
-func (h *hostileLW) IsWatchListSemanticsUnSupported() bool { return h.noWatchList }
+func (h *hostileLW) IsWatchListSemanticsUnSupported() bool {
+	if h.optOutPanics {
+		panic("opt-out exploded")
+	}
+	return h.noWatchList
+}
 
 // setHooks replaces the hooks; hostileHooks{} heals the source.
 func (h *hostileLW) setHooks(hooks hostileHooks) {
@@ -563,4 +569,49 @@ func scriptedWatchOf(closeAtEnd bool, events ...watch.Event) func(context.Contex
 // failingWatch returns a watch hook failing every call with err.
 func failingWatch(err error) func(context.Context, metav1.ListOptions) (watch.Interface, error) {
 	return func(context.Context, metav1.ListOptions) (watch.Interface, error) { return nil, err }
+}
+
+// everyWatch returns hooks answering plain watches and streaming lists alike
+// with watch.
+func everyWatch(watch func(context.Context, metav1.ListOptions) (watch.Interface, error)) hostileHooks {
+	return hostileHooks{watch: watch, stream: watch}
+}
+
+// rewrittenLists returns a list hook answering with srv's list as rewrite
+// changes it.
+func rewrittenLists(srv *fakeServer, rewrite func(*metav1.PartialObjectMetadataList) runtime.Object) func(context.Context, metav1.ListOptions) (runtime.Object, error) {
+	return func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+		list, err := srv.ListWithContext(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		return rewrite(list.(*metav1.PartialObjectMetadataList)), nil
+	}
+}
+
+// initialEvents returns the events of a streaming list of srv's current
+// objects: an ADDED event per object, then the initial-events-end bookmark
+// at endRV, or at the list's resource version when endRV is "".
+func initialEvents(ctx context.Context, srv *fakeServer, endRV string) ([]watch.Event, error) {
+	list, err := srv.ListWithContext(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	l := list.(*metav1.PartialObjectMetadataList)
+	var events []watch.Event
+	for i := range l.Items {
+		events = append(events, watch.Event{Type: watch.Added, Object: &l.Items[i]})
+	}
+	return append(events, bookmarkEvent(cmp.Or(endRV, l.ResourceVersion), true)), nil
+}
+
+// serverWith returns a fake server, closed when the test ends, holding test
+// objects with the given names.
+func serverWith(t *testing.T, names ...string) *fakeServer {
+	t.Helper()
+	srv := newTestServer(t)
+	for _, name := range names {
+		create(t, srv, name)
+	}
+	return srv
 }

@@ -111,11 +111,8 @@ func TestInformerStreamingListRetriesAreBounded(t *testing.T) {
 			for _, mode := range queueModes {
 				t.Run(failure.name+"/"+plain.name+"/"+mode.name, func(t *testing.T) {
 					synctest.Test(t, func(t *testing.T) {
-						srv := newTestServer(t)
 						names := []string{"a", "b"}
-						for _, name := range names {
-							create(t, srv, name)
-						}
+						srv := serverWith(t, names...)
 						lw := newHostileLW(srv, hostileHooks{stream: failure.stream, watch: plain.watch})
 						store, ctrl := startInformer(t, lw, mode.inOrder)
 						time.Sleep(10 * time.Minute)
@@ -187,14 +184,13 @@ func TestInformerRecoversFromMalformedResourceVersion(t *testing.T) {
 			name:        "in a list",
 			noWatchList: true,
 			hooks: func(srv *fakeServer, heal func()) hostileHooks {
+				list := rewrittenLists(srv, func(l *metav1.PartialObjectMetadataList) runtime.Object {
+					l.ResourceVersion = "abc"
+					return l
+				})
 				return hostileHooks{list: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 					heal()
-					list, err := srv.ListWithContext(ctx, opts)
-					if err != nil {
-						return nil, err
-					}
-					list.(*metav1.PartialObjectMetadataList).ResourceVersion = "abc"
-					return list, nil
+					return list(ctx, opts)
 				}}
 			},
 		},
@@ -203,16 +199,11 @@ func TestInformerRecoversFromMalformedResourceVersion(t *testing.T) {
 			hooks: func(srv *fakeServer, heal func()) hostileHooks {
 				return hostileHooks{stream: func(ctx context.Context, _ metav1.ListOptions) (watch.Interface, error) {
 					heal()
-					list, err := srv.ListWithContext(ctx, metav1.ListOptions{})
+					events, err := initialEvents(ctx, srv, "abc")
 					if err != nil {
 						return nil, err
 					}
-					items := list.(*metav1.PartialObjectMetadataList).Items
-					var events []watch.Event
-					for i := range items {
-						events = append(events, watch.Event{Type: watch.Added, Object: &items[i]})
-					}
-					return newScriptedWatch(append(events, bookmarkEvent("abc", true)), true), nil
+					return newScriptedWatch(events, true), nil
 				}}
 			},
 		},
@@ -230,11 +221,8 @@ func TestInformerRecoversFromMalformedResourceVersion(t *testing.T) {
 		for _, mode := range queueModes {
 			t.Run(tc.name+"/"+mode.name, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					srv := newTestServer(t)
 					names := []string{"a", "b"}
-					for _, name := range names {
-						create(t, srv, name)
-					}
+					srv := serverWith(t, names...)
 					lw := newHostileLW(srv, hostileHooks{})
 					lw.noWatchList = tc.noWatchList
 					lw.setHooks(tc.hooks(srv, func() { lw.setHooks(hostileHooks{}) }))
