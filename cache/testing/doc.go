@@ -22,7 +22,11 @@
 // Exact and NotOlderThan, limit/continue pagination over consistent
 // snapshots with remainingItemCount, label selectors, field selectors
 // (metadata.name, metadata.namespace and those registered in
-// [Options.Fields]) and namespaces ([Server.Namespace]). Watches start from
+// [Options.Fields]), namespaces ([Server.Namespace]) and shard selectors
+// (KEP-5866: only the objects whose hashed uid or namespace is in the
+// selector's ranges, the selector echoed in shardInfo, malformed selectors
+// refused with kube-apiserver's message; [Options.IgnoreShardSelector]
+// imitates a server without the feature gate). Watches start from
 // ""/"0" (the current state as ADDED events) or from a resourceVersion (the
 // later changes, in order), support sendInitialEvents with the
 // k8s.io/initial-events-end bookmark, periodic bookmarks, timeoutSeconds and

@@ -132,6 +132,11 @@ func (s *Server[T]) list(ctx context.Context, namespace string, opts metav1.List
 		return nil, fmt.Errorf("list %s: %T has no list metadata: %w", s.cfg.typeDescription, list, err)
 	}
 	listMeta.SetResourceVersion(formatRV(snapshotRV))
+	if f.shard != nil {
+		if err := setShardInfo(list, f.shard); err != nil {
+			return nil, fmt.Errorf("list %s: set shardInfo on %T: %w", s.cfg.typeDescription, list, err)
+		}
+	}
 	if remaining := len(entries) - 1 - last; remaining > 0 && last >= 0 {
 		token, err := encodeContinue(prefix, entries[last].key+"\x00", int64(snapshotRV))
 		if err != nil {

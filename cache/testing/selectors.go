@@ -9,6 +9,9 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/sharding"
+
+	"github.com/informer-go/informer/internal/shardselector"
 )
 
 // Field selector labels every resource supports.
@@ -17,15 +20,19 @@ const (
 	fieldNamespace = "metadata.namespace"
 )
 
-// filter decides which objects a request sees: its namespace and its label
-// and field selectors.
+// filter decides which objects a request sees: its namespace, its label
+// and field selectors, and its shard selector.
 type filter struct {
 	// namespace restricts the request; "" means all namespaces.
 	namespace string
 	labels    labels.Selector
 	fields    fields.Selector
+	// shard is the request's shard selector, nil without one (or when the
+	// server ignores shard selectors).
+	shard sharding.Selector
 	// selective reports whether a label or field selector was given; the
-	// apiserver reports remainingItemCount only for unselective lists.
+	// apiserver reports remainingItemCount only for unselective lists (a
+	// shard selector does not count).
 	selective bool
 }
 
@@ -54,6 +61,13 @@ func (s *Server[T]) newFilter(namespace string, opts metav1.ListOptions) (filter
 		f.fields = sel
 	}
 	f.selective = !f.labels.Empty() || !f.fields.Empty()
+	if opts.ShardSelector != "" && !s.cfg.ignoreShards {
+		sel, err := shardselector.Parse(opts.ShardSelector)
+		if err != nil {
+			return filter{}, newInvalidShardSelector(err)
+		}
+		f.shard = sel
+	}
 	return f, nil
 }
 
@@ -68,6 +82,9 @@ func (s *Server[T]) supportsField(label string) bool {
 // matches reports whether st is visible to the request.
 func (f filter) matches(st *stored) bool {
 	if f.namespace != "" && st.fields[fieldNamespace] != f.namespace {
+		return false
+	}
+	if f.shard != nil && !st.inShard(f.shard) {
 		return false
 	}
 	return f.labels.Matches(labels.Set(st.labels)) && f.fields.Matches(fields.Set(st.fields))

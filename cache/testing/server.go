@@ -111,6 +111,17 @@ type Options[T runtime.Object] struct {
 	// Secrets, Pods, ...). Namespaces are always checked as DNS labels.
 	ValidateName func(name string, prefix bool) []string
 
+	// IgnoreShardSelector makes lists and watches ignore shardSelector, as
+	// a kube-apiserver without the ShardedListAndWatch feature gate (or
+	// older than 1.36) does: every object is returned, lists carry no
+	// shardInfo, and a malformed selector is not refused. Without it, the
+	// server honours shard selectors as kube-apiserver 1.36 with the gate
+	// does: lists, watches and streaming lists see only the objects whose
+	// hashed uid or namespace is in the selector's ranges, lists echo the
+	// selector in shardInfo, and a malformed selector fails the request
+	// with a 500 "invalid shard selector: ..." error.
+	IgnoreShardSelector bool
+
 	// WatchListUnsupported makes IsWatchListSemanticsUnSupported report true,
 	// as client-go's fake clientsets do, so that reflectors do not try a
 	// streaming list. Combine with IgnoreSendInitialEvents to imitate such a
@@ -132,6 +143,7 @@ type config[T runtime.Object] struct {
 	bookmarkEvery   time.Duration
 	ignoreInitial   bool
 	noWatchList     bool
+	ignoreShards    bool
 	validateName    func(name string, prefix bool) []string
 	newEmptyObject  func() runtime.Object
 	typeDescription string
@@ -217,6 +229,7 @@ func resolveOptions[T runtime.Object](opts Options[T]) config[T] {
 		bookmarkEvery: opts.BookmarkInterval,
 		ignoreInitial: opts.IgnoreSendInitialEvents,
 		noWatchList:   opts.WatchListUnsupported,
+		ignoreShards:  opts.IgnoreShardSelector,
 		validateName:  opts.ValidateName,
 	}
 	if c.clock == nil {

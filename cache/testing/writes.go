@@ -74,7 +74,7 @@ func (s *Server[T]) Create(obj T) (T, error) {
 	}
 	if accessor.GetUID() == "" {
 		s.uidSeq++
-		accessor.SetUID(types.UID(fmt.Sprintf("00000000-0000-4000-8000-%012x", s.uidSeq)))
+		accessor.SetUID(uidFor(s.uidSeq))
 	}
 	if ts := accessor.GetCreationTimestamp(); ts.IsZero() {
 		accessor.SetCreationTimestamp(metav1.NewTime(s.cfg.clock.Now()).Rfc3339Copy())
@@ -310,4 +310,24 @@ func (s *Server[T]) validateNames(accessor metav1.Object) []*field.Error {
 		}
 	}
 	return errs
+}
+
+// uidFor returns the uid of the seq-th created object: a version 4 UUID
+// whose bits are a fixed scramble of seq. Like the apiserver's random uids
+// they spread evenly over the hash space that shard selectors split, and
+// unlike them they are the same in every run.
+func uidFor(seq uint64) types.UID {
+	hi := splitmix64(seq)
+	lo := splitmix64(hi)
+	return types.UID(fmt.Sprintf("%08x-%04x-%04x-%04x-%012x",
+		hi>>32, (hi>>16)&0xffff, hi&0x0fff|0x4000, (lo>>48)&0x3fff|0x8000, lo&0xffff_ffff_ffff))
+}
+
+// splitmix64 is one step of the SplitMix64 generator: a bijection of
+// uint64 that spreads consecutive inputs over the whole range.
+func splitmix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
 }
