@@ -153,4 +153,14 @@
 //	                             error handler, and a relist follows after a backoff
 //	                             delay. A panic of IsWatchListSemanticsUnSupported counts
 //	                             as no opt-out.
+//
+// # Shards
+//
+// Kubernetes 1.36 kube-apiserver with the ShardedListAndWatch feature gate
+// serves a shard of a resource: the objects whose hashed uid (or namespace)
+// falls in a range of the 64-bit hash space. [NewShardedListWatch] puts any
+// informer on a shard from [ShardSelectorFor], filters on the client when
+// the server ignores the selector, and moves a running informer to another
+// shard ([ShardedListWatch.SetShardSelector]) with a delete for each object
+// that left and an add for each that entered.
 package cache

@@ -28,11 +28,6 @@ type hashRanges []hashRange
 // fullHashRange is the whole hash space.
 var fullHashRange = hashRange{first: 0, last: math.MaxUint64}
 
-// isFull reports whether the set is the whole hash space.
-func (rs hashRanges) isFull() bool {
-	return len(rs) == 1 && rs[0] == fullHashRange
-}
-
 // normalize returns the ranges sorted, with overlapping and adjacent ranges
 // merged. It does not modify rs.
 func normalize(rs []hashRange) hashRanges {

@@ -1,0 +1,178 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"reflect"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// handoverPlan is what changes when a reader moves from one shard to
+// another: the hash ranges of key it leaves and those it enters. Objects
+// in both shards are in neither.
+type handoverPlan struct {
+	key               string
+	leaving, entering hashRanges
+}
+
+// errShardKeyChanged: a handover between shards of different fields cannot
+// tell which objects are in both.
+var errShardKeyChanged = errors.New("the shards hash different fields")
+
+// planHandover compares the shards; everything counts as the whole hash
+// space of the other shard's field.
+func planHandover(from, to shardSet) (handoverPlan, error) {
+	switch {
+	case from.everything() && to.everything():
+		return handoverPlan{}, nil
+	case from.everything():
+		from = shardSet{key: to.key, ranges: hashRanges{fullHashRange}}
+	case to.everything():
+		to = shardSet{key: from.key, ranges: hashRanges{fullHashRange}}
+	}
+	if from.key != to.key {
+		return handoverPlan{}, errShardKeyChanged
+	}
+	return handoverPlan{
+		key:      from.key,
+		leaving:  from.ranges.minus(to.ranges),
+		entering: to.ranges.minus(from.ranges),
+	}, nil
+}
+
+// handover moves the stream from the shard its reader holds to the target
+// shard, at st.resourceVersion: it stops the server's watch, lists the
+// leaving and the entering objects at exactly that resourceVersion, opens
+// a watch of the target shard from it, then sends DELETED for each leaving
+// object (stamped with the resourceVersion, as the apiserver stamps objects
+// leaving a selector), ADDED for each entering one and, if there were any
+// and the reader allows bookmarks, a BOOKMARK at the resourceVersion, which
+// the ADDED objects' older resourceVersions would otherwise leave behind.
+// If any step fails the stream sends a 410 Expired error, for the reader
+// to relist, and ends. It reports whether the stream goes on.
+func (w *shardStream) handover(ctx context.Context, st *streamState) bool {
+	if st.inner != nil {
+		st.inner.Stop()
+		st.inner = nil
+	}
+	rv := st.resourceVersion
+	to, changed := w.owner.targetState()
+	plan, err := planHandover(st.filter.set, to)
+	var events []watch.Event
+	if err == nil {
+		events, err = w.owner.handoverEvents(ctx, plan, rv, w.options.AllowWatchBookmarks)
+	}
+	var inner watch.Interface
+	if err == nil {
+		options := w.options
+		options.ResourceVersion, options.ResourceVersionMatch, options.SendInitialEvents = rv, "", nil
+		inner, err = w.owner.watchShard(ctx, options, newShardFilter(to))
+	}
+	logger := w.owner.loggerFor(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return false
+		}
+		logger.V(2).Info("Shard handover failed, the reflector relists", "resourceVersion", rv, "err", err)
+		w.fail(ctx, relistError(err))
+		return false
+	}
+	w.owner.setHeld(to)
+	st.inner, st.filter, st.changed = inner, newShardFilter(to), changed
+	logger.V(4).Info("Shard handover", "resourceVersion", rv, "events", len(events), "shardSelector", st.filter.requestSelector())
+	for _, ev := range events {
+		if !w.send(ctx, ev) {
+			return false
+		}
+	}
+	return true
+}
+
+// handoverEvents lists what leaves and what enters at exactly rv and
+// returns the events that tell the reader.
+func (s *ShardedListWatch) handoverEvents(ctx context.Context, plan handoverPlan, rv string, bookmarks bool) ([]watch.Event, error) {
+	var events []watch.Event
+	if len(plan.leaving) > 0 {
+		leaving, err := s.listAt(ctx, shardSet{key: plan.key, ranges: plan.leaving}, rv)
+		if err != nil {
+			return nil, err
+		}
+		for _, obj := range leaving {
+			if m, err := meta.Accessor(obj); err == nil {
+				m.SetResourceVersion(rv)
+			}
+			events = append(events, watch.Event{Type: watch.Deleted, Object: obj})
+		}
+	}
+	if len(plan.entering) > 0 {
+		entering, err := s.listAt(ctx, shardSet{key: plan.key, ranges: plan.entering}, rv)
+		if err != nil {
+			return nil, err
+		}
+		for _, obj := range entering {
+			events = append(events, watch.Event{Type: watch.Added, Object: obj})
+		}
+		if len(entering) > 0 && bookmarks {
+			if bookmark, ok := bookmarkLike(entering[0], rv); ok {
+				events = append(events, watch.Event{Type: watch.Bookmark, Object: bookmark})
+			}
+		}
+	}
+	return events, nil
+}
+
+// listAt lists the objects of set at exactly rv, page by page.
+func (s *ShardedListWatch) listAt(ctx context.Context, set shardSet, rv string) ([]runtime.Object, error) {
+	f := newShardFilter(set)
+	pager := newListPager(func(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {
+		return s.listShard(ctx, options, f)
+	})
+	list, _, err := pager.list(ctx, metav1.ListOptions{ResourceVersion: rv, ResourceVersionMatch: metav1.ResourceVersionMatchExact})
+	if err != nil {
+		return nil, err
+	}
+	items, err := extractListItems(list)
+	if err != nil {
+		return nil, err
+	}
+	objs := make([]runtime.Object, 0, len(items))
+	for _, item := range items {
+		if !isNilObject(item) {
+			objs = append(objs, item)
+		}
+	}
+	return objs, nil
+}
+
+// bookmarkLike returns an empty object of obj's Go type and kind with
+// resourceVersion rv, as the apiserver's bookmarks are; false when obj's
+// type cannot be instantiated that way.
+func bookmarkLike(obj runtime.Object, rv string) (runtime.Object, bool) {
+	var empty runtime.Object
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		b := &unstructured.Unstructured{}
+		b.SetGroupVersionKind(u.GroupVersionKind())
+		empty = b
+	} else {
+		t := reflect.TypeOf(obj)
+		if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+			return nil, false
+		}
+		var ok bool
+		if empty, ok = reflect.New(t.Elem()).Interface().(runtime.Object); !ok {
+			return nil, false
+		}
+		empty.GetObjectKind().SetGroupVersionKind(obj.GetObjectKind().GroupVersionKind())
+	}
+	m, err := meta.Accessor(empty)
+	if err != nil {
+		return nil, false
+	}
+	m.SetResourceVersion(rv)
+	return empty, true
+}
