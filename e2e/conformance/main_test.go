@@ -8,9 +8,11 @@ import (
 )
 
 // env is the cluster every test in this package shares; each scenario works
-// in a namespace of its own.
+// in a namespace of its own. The ShardedListAndWatch feature gate (alpha in
+// 1.36) is on for the shard scenarios; it changes nothing for requests
+// without a shard selector.
 var env apiserver.Env
 
 func TestMain(m *testing.M) {
-	os.Exit(env.Run(m, nil))
+	os.Exit(env.Run(m, []string{"--feature-gates=ShardedListAndWatch=true"}))
 }

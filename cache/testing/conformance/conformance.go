@@ -76,6 +76,7 @@ func Scenarios() []Scenario {
 	all = append(all, watchScenarios()...)
 	all = append(all, writeScenarios()...)
 	all = append(all, compactionScenarios()...)
+	all = append(all, shardScenarios()...)
 	return all
 }
 

@@ -12,8 +12,11 @@
 // selectors, option validation, too large resourceVersions, watches from a
 // resourceVersion and from the current state, streaming lists with the
 // initial-events-end bookmark, selector transitions, watch timeouts, write
-// preconditions, and — for targets that implement [Compacter] — 410 Gone for
-// compacted watches, exact lists and continue tokens. Fault injection is not
+// preconditions, shard selectors (lists, pages, watches and streaming lists
+// of a shard, the shardInfo echo, the refusal of malformed selectors;
+// skipped against a server that ignores them), and — for targets that
+// implement [Compacter] — 410 Gone for compacted watches, exact lists and
+// continue tokens. Fault injection is not
 // part of it: it is specific to the fake and tested there.
 //
 // The server under test is a [Target]. The end-to-end module calls it as:
