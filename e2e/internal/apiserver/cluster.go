@@ -164,6 +164,18 @@ func (c *Cluster) RestartAPIServer(ctx context.Context) error {
 	return c.StartAPIServer(ctx)
 }
 
+// RestartAPIServerWithArgs stops kube-apiserver and starts it again with
+// apiServerArgs in place of the extra flags it ran with (the harness's own
+// flags stay), on the same address with the same credentials, say to turn
+// a feature gate off and on. Its watch cache starts empty.
+func (c *Cluster) RestartAPIServerWithArgs(ctx context.Context, apiServerArgs []string) error {
+	c.mu.Lock()
+	c.api.stop()
+	c.api.setExtraArgs(apiServerArgs)
+	c.mu.Unlock()
+	return c.StartAPIServer(ctx)
+}
+
 // EtcdRevision returns etcd's current revision: the resourceVersion of the
 // latest write to the cluster.
 func (c *Cluster) EtcdRevision(ctx context.Context) (int64, error) {

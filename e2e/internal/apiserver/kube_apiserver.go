@@ -22,8 +22,10 @@ type kubeAPIServer struct {
 	dir    string
 	port   int
 	token  string
-	args   []string
-	proc   *process
+	// args are the harness's own flags, then the extra ones.
+	args      []string
+	extraArgs int // how many of args are extra flags
+	proc      *process
 }
 
 // newKubeAPIServer writes the service account key and the token file into
@@ -68,7 +70,13 @@ func newKubeAPIServer(binary, dir, etcdURL string, extraArgs []string) (*kubeAPI
 		"--v=1",
 	}
 	args = append(args, extraArgs...)
-	return &kubeAPIServer{binary: binary, dir: dir, port: port, token: token, args: args}, nil
+	return &kubeAPIServer{binary: binary, dir: dir, port: port, token: token, args: args, extraArgs: len(extraArgs)}, nil
+}
+
+// setExtraArgs replaces the extra flags of the next start.
+func (k *kubeAPIServer) setExtraArgs(extraArgs []string) {
+	k.args = append(k.args[:len(k.args)-k.extraArgs:len(k.args)-k.extraArgs], extraArgs...)
+	k.extraArgs = len(extraArgs)
 }
 
 // start starts kube-apiserver and waits until /readyz answers 200.
