@@ -249,6 +249,16 @@ func (p *selectorParser) accept(punct string) bool {
 	return false
 }
 
+// acceptPair consumes first and second if they come next, as in the
+// "[,]" of an empty list.
+func (p *selectorParser) acceptPair(first, second string) bool {
+	if isPunct(p.peek(), first) && isPunct(p.toks[p.pos+1], second) {
+		p.pos += 2
+		return true
+	}
+	return false
+}
+
 func (p *selectorParser) expect(punct string) error {
 	if !p.accept(punct) {
 		return p.unexpected(p.peek(), "'"+punct+"'")
@@ -502,7 +512,7 @@ func (p *selectorParser) identOrCall(name string) (*selectorExpr, error) {
 // which it consumes; a trailing comma is allowed in lists, not in calls.
 func (p *selectorParser) list(closing string) ([]*selectorExpr, error) {
 	var items []*selectorExpr
-	if p.accept(closing) {
+	if p.accept(closing) || (closing == "]" && p.acceptPair(",", closing)) {
 		return items, nil
 	}
 	for {
@@ -526,7 +536,7 @@ func (p *selectorParser) list(closing string) ([]*selectorExpr, error) {
 // mapLiteral parses the entries of a map literal after its '{'.
 func (p *selectorParser) mapLiteral() (*selectorExpr, error) {
 	m := &selectorExpr{kind: exprMap}
-	if p.accept("}") {
+	if p.accept("}") || p.acceptPair(",", "}") {
 		return m, nil
 	}
 	for {
@@ -558,6 +568,9 @@ func (p *selectorParser) mapLiteral() (*selectorExpr, error) {
 // name ':' expr, separated by commas, a trailing one allowed.
 func (p *selectorParser) structLiteral() (*selectorExpr, error) {
 	m := &selectorExpr{kind: exprStruct}
+	if p.acceptPair(",", "}") {
+		return m, nil
+	}
 	for !p.accept("}") {
 		if field := p.next(); field.kind != tokIdent || isCELKeyword(field.text) {
 			return nil, p.unexpected(field, "a field name")
