@@ -27,7 +27,8 @@ import (
 func TestResharding(t *testing.T) {
 	const n = 3_000
 	cluster := env.Cluster(t)
-	client := cluster.Client()
+	useGate(t, cluster, true)
+	client := newClient(t, cluster, nil)
 	for _, p := range pipelines {
 		t.Run(p.name, func(t *testing.T) {
 			ns := cluster.CreateNamespace(t)
@@ -36,8 +37,9 @@ func TestResharding(t *testing.T) {
 				startShardInformer(t, cluster, ns, "replica-0", shard(t, 0, 2), p.inOrder),
 				startShardInformer(t, cluster, ns, "replica-1", shard(t, 1, 2), p.inOrder),
 			}
-			waitForShards(t, client, ns, replicas)
-			checkPartition(t, replicas, len(serverObjects(t, client, ns)))
+			objects := serverObjects(t, client, ns)
+			waitForShards(t, objects, replicas)
+			checkPartition(t, replicas, len(objects))
 
 			writes := startWrites(t, client, ns, "cm", n)
 			writes.waitFor(t, 100)
@@ -58,8 +60,9 @@ func TestResharding(t *testing.T) {
 			writes.stop()
 			t.Logf("%d writes during the test", writes.done.Load())
 
-			waitForShards(t, client, ns, replicas)
-			checkPartition(t, replicas, len(serverObjects(t, client, ns)))
+			objects = serverObjects(t, client, ns)
+			waitForShards(t, objects, replicas)
+			checkPartition(t, replicas, len(objects))
 			for _, r := range replicas[:2] {
 				_, calls, unchanged := r.view.snapshot()
 				t.Logf("%s handler calls %v", r.name, calls)

@@ -1,14 +1,12 @@
 package shard_test
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"sync"
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
@@ -20,10 +18,10 @@ import (
 // split the resource into.
 const shardCount = 4
 
-// TestShardedInformers runs four sharded informers in each pipeline, and
-// one unsharded informer, over 10,000 ConfigMaps: first against
-// kube-apiserver with the ShardedListAndWatch gate, then, after a restart
-// without the gate, against the same objects with the client-side
+// TestShardedInformers runs four sharded informers in each pipeline over
+// 10,000 ConfigMaps: first against kube-apiserver with the
+// ShardedListAndWatch gate, next to an unsharded informer, then, after a
+// restart without the gate, against the same objects with the client-side
 // fallback. Each time the shards must together hold every object, none
 // twice, each within ±10% of a quarter, before and after create, update and
 // delete traffic (and stay disjoint while it flows). With the gate each
@@ -32,7 +30,8 @@ const shardCount = 4
 func TestShardedInformers(t *testing.T) {
 	const n = 10_000
 	cluster := env.Cluster(t)
-	client := cluster.Client()
+	useGate(t, cluster, true)
+	client := newClient(t, cluster, nil)
 	ns := cluster.CreateNamespace(t)
 	start := time.Now()
 	createConfigMaps(t, client, ns, "cm", n)
@@ -41,19 +40,8 @@ func TestShardedInformers(t *testing.T) {
 	tr := traffic{client: client, namespace: ns, prefix: "cm", n: n}
 
 	_, gated := runShardedPhase(t, cluster, client, ns, tr, 0, true)
-
-	start = time.Now()
-	if err := cluster.RestartAPIServerWithArgs(t.Context(), nil); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		// t.Context() has ended when cleanups run.
-		if err := cluster.RestartAPIServerWithArgs(context.Background(), gateArgs); err != nil {
-			t.Errorf("restart kube-apiserver with the gate: %v", err)
-		}
-	})
-	t.Logf("restarted kube-apiserver without the gate in %v", time.Since(start).Round(time.Millisecond))
-	fallback, _ := runShardedPhase(t, cluster, client, ns, tr, 2, false)
+	useGate(t, cluster, false)
+	fallback, _ := runShardedPhase(t, cluster, client, ns, tr, 1, false)
 	for i := range gated {
 		for j := range gated[i] {
 			if !maps.Equal(gated[i][j], fallback[i][j]) {
@@ -75,15 +63,14 @@ func checkPlacement(t *testing.T, client kubernetes.Interface, namespace string,
 		if err != nil {
 			t.Fatal(err)
 		}
-		lw := configMapListWatch(client, namespace)
-		list, err := lw.ListWithContext(t.Context(), metav1.ListOptions{ShardSelector: sel.String()})
+		list, err := client.CoreV1().ConfigMaps(namespace).List(t.Context(), metav1.ListOptions{ShardSelector: sel.String()})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if info := cache.ShardInfoOf(list); info == nil || info.Selector != sel.String() {
 			t.Fatalf("shard %d: shardInfo %+v: is the ShardedListAndWatch gate on?", i, info)
 		}
-		for _, cm := range list.(*corev1.ConfigMapList).Items {
+		for _, cm := range list.Items {
 			index, err := cache.ShardIndex(cache.ShardHash(string(cm.UID)), count)
 			if err != nil {
 				t.Fatal(err)
@@ -101,15 +88,20 @@ func checkPlacement(t *testing.T, client kubernetes.Interface, namespace string,
 	t.Logf("the apiserver's placement agrees with cache.ShardIndex for %d of %d objects", len(seen), total)
 }
 
-// runShardedPhase runs shardCount sharded informers per pipeline and an
-// unsharded one over namespace, checks the partition at sync, during and
-// after two rounds of traffic (from round first), and returns each
+// runShardedPhase runs shardCount sharded informers per pipeline over
+// namespace, with the gate next to an unsharded one, checks the partition
+// at sync, during and after a round of traffic, and returns each
 // pipeline's shard contents at sync and at the end. gated says whether the
 // server honours shard selectors.
-func runShardedPhase(t *testing.T, cluster *apiserver.Cluster, client kubernetes.Interface, namespace string, tr traffic, first int, gated bool) (atSync, atEnd [][]state) {
+func runShardedPhase(t *testing.T, cluster *apiserver.Cluster, client kubernetes.Interface, namespace string, tr traffic, round int, gated bool) (atSync, atEnd [][]state) {
 	t.Helper()
 	start := time.Now()
-	unsharded := startShardInformer(t, cluster, namespace, "unsharded", nil, false)
+	var unsharded *shardInformer
+	var all []*shardInformer
+	if gated {
+		unsharded = startShardInformer(t, cluster, namespace, "unsharded", nil, false)
+		all = append(all, unsharded)
+	}
 	sets := make([][]*shardInformer, len(pipelines))
 	for i, p := range pipelines {
 		for j := range shardCount {
@@ -119,18 +111,9 @@ func runShardedPhase(t *testing.T, cluster *apiserver.Cluster, client kubernetes
 			}
 			sets[i] = append(sets[i], startShardInformer(t, cluster, namespace, fmt.Sprintf("%s/shard-%d", p.name, j), sel, p.inOrder))
 		}
+		all = append(all, sets[i]...)
 	}
-	all := append([]*shardInformer{unsharded}, flatten(sets)...)
-	waitForShards(t, client, namespace, []*shardInformer{unsharded})
-	atSync = make([][]state, len(sets))
-	for i, set := range sets {
-		waitForShards(t, client, namespace, set)
-		total := len(serverObjects(t, client, namespace))
-		checkPartition(t, set, total)
-		for _, s := range set {
-			atSync[i] = append(atSync[i], storeState(s.informer.GetStore()))
-		}
-	}
+	atSync = checkSets(t, client, namespace, unsharded, sets)
 	t.Logf("gate %v: %d informers synced in %v", gated, len(all), time.Since(start).Round(time.Millisecond))
 
 	// Traffic, with the shards checked for overlaps while it flows.
@@ -138,33 +121,23 @@ func runShardedPhase(t *testing.T, cluster *apiserver.Cluster, client kubernetes
 	stopSampling := make(chan struct{})
 	var sampler sync.WaitGroup
 	sampler.Go(func() { sampleDisjoint(t, sets, stopSampling) }) // exits when stopSampling closes
-	for round := first; round < first+2; round++ {
-		tr.round(t, round, 250, 8, 10)
-	}
+	tr.round(t, round, 250, 10, 7)
 	close(stopSampling)
 	sampler.Wait()
 	t.Logf("gate %v: traffic written in %v", gated, time.Since(start).Round(time.Millisecond))
-	waitForShards(t, client, namespace, []*shardInformer{unsharded})
-	atEnd = make([][]state, len(sets))
-	for i, set := range sets {
-		waitForShards(t, client, namespace, set)
-		checkPartition(t, set, len(serverObjects(t, client, namespace)))
-		for _, s := range set {
-			atEnd[i] = append(atEnd[i], storeState(s.informer.GetStore()))
-		}
-	}
-	t.Logf("gate %v: converged %v after the traffic", gated, time.Since(start).Round(time.Millisecond))
+	atEnd = checkSets(t, client, namespace, unsharded, sets)
+	t.Logf("gate %v: converged %v after the traffic started", gated, time.Since(start).Round(time.Millisecond))
 
-	reference := unsharded.bytes.n.Load()
-	_, refCalls, _ := unsharded.view.snapshot()
 	for _, set := range sets {
 		for _, s := range set {
-			ratio := float64(s.bytes.n.Load()) / float64(reference)
 			_, calls, unchanged := s.view.snapshot()
-			t.Logf("gate %v: %s received %d bytes, %.3f of the unsharded informer's %d; handler calls %v (unsharded %v), %d unchanged updates",
-				gated, s.name, s.bytes.n.Load(), ratio, reference, calls, refCalls, unchanged)
-			if gated && ratio > 1.2/shardCount {
-				t.Errorf("%s received %.3f of the unsharded informer's bytes, want at most %.3f", s.name, ratio, 1.2/shardCount)
+			t.Logf("gate %v: %s received %d bytes; handler calls %v, %d unchanged updates", gated, s.name, s.bytes.n.Load(), calls, unchanged)
+			if unsharded != nil {
+				ratio := float64(s.bytes.n.Load()) / float64(unsharded.bytes.n.Load())
+				t.Logf("gate %v: %s received %.3f of the unsharded informer's %d bytes", gated, s.name, ratio, unsharded.bytes.n.Load())
+				if ratio > 1.2/shardCount {
+					t.Errorf("%s received %.3f of the unsharded informer's bytes, want at most %.3f", s.name, ratio, 1.2/shardCount)
+				}
 			}
 			if got := s.lw.ClientSideFiltering(); got == gated {
 				t.Errorf("%s: ClientSideFiltering() = %v with the gate %v", s.name, got, gated)
@@ -175,6 +148,26 @@ func runShardedPhase(t *testing.T, cluster *apiserver.Cluster, client kubernetes
 		s.stop()
 	}
 	return atSync, atEnd
+}
+
+// checkSets waits until the unsharded informer (if any) holds the server's
+// state and each set of sharded informers its shards, checks the
+// partition, and returns each set's contents.
+func checkSets(t *testing.T, client kubernetes.Interface, namespace string, unsharded *shardInformer, sets [][]*shardInformer) [][]state {
+	t.Helper()
+	objects := serverObjects(t, client, namespace)
+	if unsharded != nil {
+		waitForShards(t, objects, []*shardInformer{unsharded})
+	}
+	contents := make([][]state, len(sets))
+	for i, set := range sets {
+		waitForShards(t, objects, set)
+		checkPartition(t, set, len(objects))
+		for _, s := range set {
+			contents[i] = append(contents[i], storeState(s.informer.GetStore()))
+		}
+	}
+	return contents
 }
 
 // sampleDisjoint checks every 200ms, until stop closes, that no object is
@@ -201,12 +194,4 @@ func sampleDisjoint(t *testing.T, sets [][]*shardInformer, stop <-chan struct{})
 			}
 		}
 	}
-}
-
-func flatten(sets [][]*shardInformer) []*shardInformer {
-	var all []*shardInformer
-	for _, set := range sets {
-		all = append(all, set...)
-	}
-	return all
 }
