@@ -14,7 +14,7 @@ import (
 )
 
 // mustShard returns the selector of shard index of count on uids.
-func mustShard(t *testing.T, index, count int) sharding.Selector {
+func mustShard(t testing.TB, index, count int) sharding.Selector {
 	t.Helper()
 	sel, err := ShardSelectorFor(ShardKeyUID, index, count)
 	if err != nil {
