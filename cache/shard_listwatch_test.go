@@ -61,6 +61,37 @@ func shardKeys(t *testing.T, srv *fakeServer, sel sharding.Selector) []string {
 	return keys
 }
 
+// startShardedInformer runs, until the test ends, an informer of the given
+// pipeline on srv's shard sel with a recording handler, and waits for its
+// sync.
+func startShardedInformer(t *testing.T, srv *fakeServer, sel sharding.Selector, inOrder bool) (*ShardedListWatch, *sharedIndexInformer, *recorder) {
+	t.Helper()
+	lw, err := NewShardedListWatch(srv, sel, ShardedListWatchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inf := newTestInformer(lw, SharedIndexInformerOptions{InOrder: inOrder})
+	rec := newRecorder()
+	if _, err := inf.AddEventHandler(rec); err != nil {
+		t.Fatal(err)
+	}
+	runSharedInformer(t, inf)
+	waitForSync(t, inf.HasSyncedChecker())
+	return lw, inf, rec
+}
+
+// waitForShard waits until the informer's store holds exactly want, and
+// its handler's view equals its store; it returns the handler's calls.
+func waitForShard(t *testing.T, inf *sharedIndexInformer, rec *recorder, want []string) []event {
+	t.Helper()
+	rec.waitFor(t, "the shard", func([]event) bool {
+		return slices.Equal(want, keysOf(inf.GetStore()))
+	})
+	return rec.waitFor(t, "the handler to catch up with the store", func(events []event) bool {
+		return slices.Equal(handlerView(events), storeContents(inf.GetStore()))
+	})
+}
+
 // keysOf returns the sorted keys of store.
 func keysOf(store Store) []string {
 	keys := store.ListKeys()
@@ -90,17 +121,7 @@ func TestShardedInformerResharding(t *testing.T) {
 			t.Run(qm.name+"/"+sm.name, func(t *testing.T) {
 				srv := newShardTestServer(t, sm.opts, 300)
 				from, to := mustShard(t, 1, 2), mustShard(t, 1, 3)
-				lw, err := NewShardedListWatch(srv, from, ShardedListWatchOptions{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				inf := newTestInformer(lw, SharedIndexInformerOptions{InOrder: qm.inOrder})
-				rec := newRecorder()
-				if _, err := inf.AddEventHandler(rec); err != nil {
-					t.Fatal(err)
-				}
-				runSharedInformer(t, inf)
-				waitForSync(t, inf.HasSyncedChecker())
+				lw, inf, rec := startShardedInformer(t, srv, from, qm.inOrder)
 
 				wantFrom := shardKeys(t, srv, from)
 				if diff := cmp.Diff(wantFrom, keysOf(inf.GetStore())); diff != "" {
@@ -153,12 +174,7 @@ func TestShardedInformerResharding(t *testing.T) {
 					remove(t, srv, fmt.Sprintf("obj-%03d", i))
 				}
 				wantTo = shardKeys(t, srv, to)
-				rec.waitFor(t, "the shard after traffic", func([]event) bool {
-					return slices.Equal(wantTo, keysOf(inf.GetStore()))
-				})
-				events := rec.waitFor(t, "the handler to catch up with the store", func(events []event) bool {
-					return slices.Equal(handlerView(events), storeContents(inf.GetStore()))
-				})
+				events := waitForShard(t, inf, rec, wantTo)
 				for _, e := range events[before:] {
 					if e.Kind == "update" && e.RV == e.OldRV {
 						t.Errorf("update without a change after the handover: %v", e)
@@ -370,17 +386,7 @@ func TestShardedInformerRelistsWhenHandoverImpossible(t *testing.T) {
 		} {
 			t.Run(qm.name+"/"+tc.name, func(t *testing.T) {
 				srv := newShardTestServer(t, framework.Options[*metav1.PartialObjectMetadata]{}, 100)
-				lw, err := NewShardedListWatch(srv, mustShard(t, 1, 2), ShardedListWatchOptions{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				inf := newTestInformer(lw, SharedIndexInformerOptions{InOrder: qm.inOrder})
-				rec := newRecorder()
-				if _, err := inf.AddEventHandler(rec); err != nil {
-					t.Fatal(err)
-				}
-				runSharedInformer(t, inf)
-				waitForSync(t, inf.HasSyncedChecker())
+				lw, inf, rec := startShardedInformer(t, srv, mustShard(t, 1, 2), qm.inOrder)
 				if tc.compact {
 					touch(t, srv, "obj-000", "x")
 					srv.Compact()
@@ -389,12 +395,7 @@ func TestShardedInformerRelistsWhenHandoverImpossible(t *testing.T) {
 					t.Fatal(err)
 				}
 				want := shardKeys(t, srv, tc.to)
-				rec.waitFor(t, "the new shard", func([]event) bool {
-					return slices.Equal(want, keysOf(inf.GetStore()))
-				})
-				rec.waitFor(t, "the handler to catch up with the store", func(events []event) bool {
-					return slices.Equal(handlerView(events), storeContents(inf.GetStore()))
-				})
+				waitForShard(t, inf, rec, want)
 			})
 		}
 	}
@@ -407,17 +408,7 @@ func TestShardedInformerReshardsUnderTraffic(t *testing.T) {
 	for _, qm := range queueModes {
 		t.Run(qm.name, func(t *testing.T) {
 			srv := newShardTestServer(t, framework.Options[*metav1.PartialObjectMetadata]{}, 200)
-			lw, err := NewShardedListWatch(srv, mustShard(t, 0, 2), ShardedListWatchOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			inf := newTestInformer(lw, SharedIndexInformerOptions{InOrder: qm.inOrder})
-			rec := newRecorder()
-			if _, err := inf.AddEventHandler(rec); err != nil {
-				t.Fatal(err)
-			}
-			runSharedInformer(t, inf)
-			waitForSync(t, inf.HasSyncedChecker())
+			lw, inf, rec := startShardedInformer(t, srv, mustShard(t, 0, 2), qm.inOrder)
 
 			shards := []sharding.Selector{mustShard(t, 1, 3), mustShard(t, 2, 5), sharding.Everything(), mustShard(t, 3, 4), mustShard(t, 0, 3)}
 			written := 0
@@ -432,12 +423,7 @@ func TestShardedInformerReshardsUnderTraffic(t *testing.T) {
 				}
 			}
 			want := shardKeys(t, srv, shards[len(shards)-1])
-			rec.waitFor(t, "the last shard", func([]event) bool {
-				return slices.Equal(want, keysOf(inf.GetStore()))
-			})
-			rec.waitFor(t, "the handler to catch up with the store", func(events []event) bool {
-				return slices.Equal(handlerView(events), storeContents(inf.GetStore()))
-			})
+			waitForShard(t, inf, rec, want)
 		})
 	}
 }
