@@ -3,7 +3,9 @@
 #   make test       everything CI checks (lint, race tests of every module, fuzz smoke, examples)
 #   make test-unit  the fast loop: go test of the root module, no race detector
 #   make bench      benchmarks of the root module
-#   make bench-compare  the same informer workloads through this library and client-go
+#   make bench-compare  the informer workloads through client-go and this library: table and chart
+#   make bench-compare-quick  the same, one round and no 1M-object sync
+#   make bench-e2e  initial sync of 5,000 ConfigMaps from a real kube-apiserver, client-go and this library
 #   make fuzz       every fuzz target for FUZZTIME each (default 30s)
 #   make lint       gofmt, go vet, staticcheck and the go mod tidy diff of every module
 #   make demo       runs examples/quickstart against the in-memory fake apiserver
@@ -25,7 +27,14 @@ FUZZTIME_SMOKE ?= 5s
 BENCHTIME      ?= 1s
 BENCHPATTERN   ?= .
 
-.PHONY: test test-unit race bench bench-compare fuzz fuzz-smoke lint fmt vet staticcheck tidy examples demo tools clean e2e-bin e2e
+# make bench-compare: rounds, initial-sync sizes, output directory (inside compare/) and extra flags
+# of compare/cmd/benchcompare, such as -run 'sync/realistic/100k' -libs informer-go -cpuprofile cpu.out.
+ROUNDS              ?= 5
+SIZES               ?= 10k,100k,1M
+BENCH_COMPARE_OUT   ?= results
+BENCH_COMPARE_FLAGS ?=
+
+.PHONY: test test-unit race bench bench-compare bench-compare-quick bench-e2e fuzz fuzz-smoke lint fmt vet staticcheck tidy examples demo tools clean e2e-bin e2e
 
 test: lint race fuzz-smoke examples
 
@@ -51,9 +60,19 @@ e2e: e2e-bin
 bench:
 	$(GO) test -run='^$$' -bench='$(BENCHPATTERN)' -benchtime=$(BENCHTIME) -benchmem ./...
 
-# The same informer workloads run through this library and client-go v0.37.2.
+# The informer workloads of compare/ through client-go v0.37.2 and this library, alternating: prints
+# the markdown table and writes it, with an SVG chart of the headline ratios, to
+# compare/$(BENCH_COMPARE_OUT). compare/README.md says how long it takes and how much memory it needs.
 bench-compare:
-	cd compare && $(GO) test -run='^$$' -bench='$(BENCHPATTERN)' -benchtime=$(BENCHTIME) -benchmem ./...
+	cd compare && $(GO) run ./cmd/benchcompare -rounds=$(ROUNDS) -sizes=$(SIZES) -out=$(BENCH_COMPARE_OUT) $(BENCH_COMPARE_FLAGS)
+
+bench-compare-quick:
+	$(MAKE) bench-compare ROUNDS=1 SIZES=10k,100k BENCH_COMPARE_OUT=results/quick
+
+# Initial sync of 5,000 ConfigMaps from a real etcd and kube-apiserver, client-go against this
+# library, by list and by streaming list, alternating (e2e/bench).
+bench-e2e: e2e-bin
+	cd e2e && $(GO) test -run='^$$' -bench=. -benchtime=5x -timeout 30m ./bench
 
 fuzz:
 	hack/fuzz.sh $(FUZZTIME)

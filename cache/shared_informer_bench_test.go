@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
@@ -15,59 +16,30 @@ import (
 	"github.com/informer-go/informer/internal/benchkit"
 )
 
-// The informer benchmarks feed an informer from benchLW, a ListerWatcher
-// that serves a prebuilt list and a watch channel the benchmark writes to,
-// so that nothing but the informer is measured. Each has a floor: the same
-// work done by the simplest possible program (a map and one channel per
-// handler), which bounds what any informer can achieve on this machine.
+// The informer benchmarks feed an informer from a benchkit.Source, a
+// ListerWatcher that serves a prebuilt list and a watch channel the
+// benchmark writes to, so that nothing but the informer is measured. They run with both kinds of
+// benchkit: realistic objects (kind=realistic) and tiny ones
+// (kind=metadata); every informer has a namespace index. Each has a floor:
+// the same work done by the simplest possible program (a map and one
+// channel per handler), which bounds what any informer can achieve on this
+// machine.
 //
 // Metrics, besides the standard ones:
-//   - ns/object, allocs/object: initial sync, per listed object;
+//   - ns/object, cpu-ns/object, allocs/object, B/object: initial sync, per
+//     listed object;
 //   - events/s: watch events fully delivered (to every handler) per second;
-//   - p50-ns, p99-ns: latency from the watch send to the handler call;
-//   - cpu-ns/event: process CPU time (user+system) per watch event;
-//   - allocs/event, B/event: heap allocations per watch event.
+//   - ns/event, cpu-ns/event, allocs/event, B/event: per watch event.
+//
+// CPU time is the process's user+system time (getrusage), so it includes
+// every goroutine; allocations are the process's, from runtime.MemStats.
+// The compare module runs the same workloads side by side with client-go.
 
 const (
-	benchSyncObjects   = 100_000
-	benchWatchObjects  = 10_000
-	benchWatchUpdates  = 200_000
-	benchWatchChanSize = 1024
+	benchSyncObjects  = 100_000
+	benchWatchObjects = 10_000
+	benchWatchUpdates = 200_000
 )
-
-// benchLW serves a fixed list and hands out watches fed from events.
-type benchLW struct {
-	list   *metav1.PartialObjectMetadataList
-	events chan watch.Event
-}
-
-func newBenchLW(objs []*metav1.PartialObjectMetadata) *benchLW {
-	list := &metav1.PartialObjectMetadataList{ListMeta: metav1.ListMeta{ResourceVersion: fmt.Sprint(len(objs))}}
-	list.Items = make([]metav1.PartialObjectMetadata, len(objs))
-	for i, obj := range objs {
-		list.Items[i] = *obj
-	}
-	return &benchLW{list: list, events: make(chan watch.Event, benchWatchChanSize)}
-}
-
-func (l *benchLW) IsWatchListSemanticsUnSupported() bool { return true }
-
-func (l *benchLW) List(metav1.ListOptions) (runtime.Object, error) { return l.list, nil }
-
-func (l *benchLW) Watch(metav1.ListOptions) (watch.Interface, error) {
-	return &benchWatch{ch: l.events, stopped: make(chan struct{})}, nil
-}
-
-// benchWatch is a watch whose channel outlives it: the benchmark keeps
-// sending into the same channel.
-type benchWatch struct {
-	ch       chan watch.Event
-	stopOnce sync.Once
-	stopped  chan struct{}
-}
-
-func (w *benchWatch) ResultChan() <-chan watch.Event { return w.ch }
-func (w *benchWatch) Stop()                          { w.stopOnce.Do(func() { close(w.stopped) }) }
 
 // quietContext is a context whose logger discards everything, so that
 // logging does not show up in the measurements.
@@ -77,201 +49,186 @@ func quietContext() (context.Context, context.CancelFunc) {
 
 func discardLogger() klog.Logger { return klog.Logger{} }
 
+// benchInformer returns an informer of kind's objects with a namespace
+// index, as every informer of the benchmarks has.
+func benchInformer(lw ListerWatcher, kind benchkit.Kind, inOrder bool) *sharedIndexInformer {
+	return newSharedIndexInformer(lw, kind.Example(), SharedIndexInformerOptions{
+		InOrder:  inOrder,
+		Indexers: Indexers{NamespaceIndex: MetaNamespaceIndexFunc},
+	}, realClock)
+}
+
+// runBenchInformer runs inf until the returned stop is called; stop waits
+// for Run to return.
+func runBenchInformer(inf *sharedIndexInformer) (stop func()) {
+	ctx, cancel := quietContext()
+	var wg sync.WaitGroup
+	wg.Go(func() { inf.RunWithContext(ctx) }) // exits on ctx.Done(); stop waits on wg
+	return func() {
+		cancel()
+		wg.Wait()
+	}
+}
+
 // BenchmarkSharedInformerInitialSync measures the initial sync of 100k listed
 // objects to one handler: from Run until the handler's registration has
 // synced (every object stored and handed to the handler).
 func BenchmarkSharedInformerInitialSync(b *testing.B) {
-	objs := benchkit.Objects(benchSyncObjects)
-	lw := newBenchLW(objs)
-	for _, mode := range queueModes {
-		b.Run(mode.name, func(b *testing.B) {
+	for _, kind := range benchkit.Kinds {
+		lw := benchkit.NewSource(kind.List(benchSyncObjects))
+		for _, mode := range queueModes {
+			b.Run("kind="+kind.Name+"/"+mode.name, func(b *testing.B) {
+				start, began := benchkit.ReadUsage(), time.Now()
+				iterations := 0
+				for b.Loop() {
+					iterations++
+					inf := benchInformer(lw, kind, mode.inOrder)
+					h := benchkit.NewLatencyHandler(nil, 0)
+					h.Expect(benchSyncObjects)
+					reg, err := inf.AddEventHandler(h)
+					if err != nil {
+						b.Fatal(err)
+					}
+					stop := runBenchInformer(inf)
+					h.Wait()
+					<-reg.HasSyncedChecker().Done()
+					stop()
+				}
+				start.Report(b, iterations*benchSyncObjects, "object", time.Since(began))
+			})
+		}
+		b.Run("kind="+kind.Name+"/floor", func(b *testing.B) {
 			start, began := benchkit.ReadUsage(), time.Now()
 			iterations := 0
 			for b.Loop() {
 				iterations++
-				inf := newSharedIndexInformer(lw, &metav1.PartialObjectMetadata{}, SharedIndexInformerOptions{InOrder: mode.inOrder}, realClock)
-				h := benchkit.NewLatencyHandler(nil)
+				h := benchkit.NewLatencyHandler(nil, 0)
 				h.Expect(benchSyncObjects)
-				reg, err := inf.AddEventHandler(h)
+				f := newFloor([]*benchkit.LatencyHandler{h})
+				list, _ := lw.List(metav1.ListOptions{})
+				items, err := meta.ExtractListWithAlloc(list) // copies, as the reflector does
 				if err != nil {
 					b.Fatal(err)
 				}
-				ctx, cancel := quietContext()
-				done := make(chan struct{})
-				go func() {
-					defer close(done)
-					inf.RunWithContext(ctx)
-				}()
+				for _, item := range items {
+					f.handle(watch.Event{Type: watch.Added, Object: item})
+				}
 				h.Wait()
-				<-reg.HasSyncedChecker().Done()
-				cancel()
-				<-done
+				f.stop()
 			}
 			start.Report(b, iterations*benchSyncObjects, "object", time.Since(began))
 		})
 	}
-	b.Run("floor", func(b *testing.B) {
-		start, began := benchkit.ReadUsage(), time.Now()
-		iterations := 0
-		for b.Loop() {
-			iterations++
-			h := benchkit.NewLatencyHandler(nil)
-			h.Expect(benchSyncObjects)
-			f := newFloor([]*benchkit.LatencyHandler{h})
-			list, _ := lw.List(metav1.ListOptions{})
-			for i := range list.(*metav1.PartialObjectMetadataList).Items {
-				item := list.(*metav1.PartialObjectMetadataList).Items[i] // copy, as the reflector does
-				f.handle(watch.Event{Type: watch.Added, Object: &item})
-			}
-			h.Wait()
-			f.stop()
-		}
-		start.Report(b, iterations*benchSyncObjects, "object", time.Since(began))
-	})
 }
 
-// BenchmarkSharedInformerWatchUpdates measures 200k watch updates over 10k objects
-// delivered to 1, 4 and 16 handlers, on a synced informer.
+// BenchmarkSharedInformerWatchUpdates measures 200k watch updates over 10k
+// objects delivered to 1, 4 and 16 handlers, on a synced informer.
 func BenchmarkSharedInformerWatchUpdates(b *testing.B) {
-	objs := benchkit.Objects(benchWatchObjects)
-	updates := benchkit.Updates(benchWatchObjects, benchWatchUpdates)
-	for _, handlers := range []int{1, 4, 16} {
-		for _, mode := range queueModes {
-			b.Run(fmt.Sprintf("handlers=%d/%s", handlers, mode.name), func(b *testing.B) {
-				lw := newBenchLW(objs)
-				sentAt := make([]int64, len(updates))
-				hs := make([]*benchkit.LatencyHandler, handlers)
-				inf := newSharedIndexInformer(lw, &metav1.PartialObjectMetadata{}, SharedIndexInformerOptions{InOrder: mode.inOrder}, realClock)
-				for i := range hs {
-					hs[i] = benchkit.NewLatencyHandler(sentAt)
-					hs[i].Expect(benchWatchObjects)
-					if _, err := inf.AddEventHandler(hs[i]); err != nil {
-						b.Fatal(err)
+	for _, kind := range benchkit.Kinds {
+		list := kind.List(benchWatchObjects)
+		updates := kind.Updates(benchWatchObjects, 2*benchWatchObjects)
+		for _, handlers := range []int{1, 4, 16} {
+			for _, mode := range queueModes {
+				b.Run(fmt.Sprintf("kind=%s/handlers=%d/%s", kind.Name, handlers, mode.name), func(b *testing.B) {
+					lw := benchkit.NewSource(list)
+					hs := make([]*benchkit.LatencyHandler, handlers)
+					inf := benchInformer(lw, kind, mode.inOrder)
+					for i := range hs {
+						hs[i] = benchkit.NewLatencyHandler(nil, 0)
+						hs[i].Expect(benchWatchObjects)
+						if _, err := inf.AddEventHandler(hs[i]); err != nil {
+							b.Fatal(err)
+						}
 					}
+					defer runBenchInformer(inf)()
+					for _, h := range hs {
+						h.Wait()
+					}
+					runWatchUpdates(b, &benchkit.Sender{Events: lw.Events, Updates: updates}, hs)
+				})
+			}
+			b.Run(fmt.Sprintf("kind=%s/handlers=%d/floor", kind.Name, handlers), func(b *testing.B) {
+				hs := make([]*benchkit.LatencyHandler, handlers)
+				for i := range hs {
+					hs[i] = benchkit.NewLatencyHandler(nil, 0)
 				}
-				ctx, cancel := quietContext()
-				done := make(chan struct{})
-				go func() {
-					defer close(done)
-					inf.RunWithContext(ctx)
-				}()
-				defer func() {
-					cancel()
-					<-done
-				}()
+				events, stop := runFloor(hs)
+				defer stop()
+				for _, obj := range kind.Items(list) {
+					events <- watch.Event{Type: watch.Added, Object: obj}
+				}
 				for _, h := range hs {
+					h.Expect(benchWatchObjects)
 					h.Wait()
 				}
-				runWatchUpdates(b, lw.events, updates, sentAt, hs)
+				runWatchUpdates(b, &benchkit.Sender{Events: events, Updates: updates}, hs)
 			})
 		}
-		b.Run(fmt.Sprintf("handlers=%d/floor", handlers), func(b *testing.B) {
-			sentAt := make([]int64, len(updates))
-			hs := make([]*benchkit.LatencyHandler, handlers)
-			for i := range hs {
-				hs[i] = benchkit.NewLatencyHandler(sentAt)
-			}
-			f := newFloor(hs)
-			defer f.stop()
-			events := make(chan watch.Event, benchWatchChanSize)
-			go func() {
-				for e := range events {
-					f.handle(e)
-				}
-			}()
-			defer close(events)
-			for _, obj := range objs {
-				f.handle(watch.Event{Type: watch.Added, Object: obj})
-			}
-			for _, h := range hs {
-				h.Expect(benchWatchObjects)
-				h.Wait()
-			}
-			runWatchUpdates(b, events, updates, sentAt, hs)
-		})
 	}
 }
 
-// runWatchUpdates sends every update once per iteration and waits until
-// every handler got them all.
-func runWatchUpdates(b *testing.B, events chan<- watch.Event, updates []*metav1.PartialObjectMetadata, sentAt []int64, hs []*benchkit.LatencyHandler) {
+// runWatchUpdates sends benchWatchUpdates updates per iteration and waits
+// until every handler got them all.
+func runWatchUpdates(b *testing.B, s *benchkit.Sender, hs []*benchkit.LatencyHandler) {
 	start, began := benchkit.ReadUsage(), time.Now()
 	iterations := 0
 	for b.Loop() {
 		iterations++
 		for _, h := range hs {
-			h.Expect(h.Calls() + int64(len(updates)))
+			h.Expect(h.Calls() + benchWatchUpdates) // every earlier event was delivered
 		}
-		for i, obj := range updates {
-			sentAt[i] = benchkit.Now()
-			events <- watch.Event{Type: watch.Modified, Object: obj}
-		}
+		s.Send(b.Context(), benchWatchUpdates)
 		for _, h := range hs {
 			h.Wait()
 		}
 	}
 	elapsed := time.Since(began)
-	total := iterations * len(updates)
+	total := iterations * benchWatchUpdates
 	start.Report(b, total, "event", elapsed)
 	b.ReportMetric(float64(total)/elapsed.Seconds(), "events/s")
-	benchkit.ReportLatencies(b, hs)
 }
 
 // BenchmarkSharedInformerEventLatency measures the latency of one watch event
 // through an idle informer to all its handlers: each iteration sends one
 // update and waits until every handler got it.
 func BenchmarkSharedInformerEventLatency(b *testing.B) {
-	objs := benchkit.Objects(1)
-	updates := benchkit.Updates(1, 2)
-	for _, handlers := range []int{1, 16} {
-		for _, mode := range queueModes {
-			b.Run(fmt.Sprintf("handlers=%d/%s", handlers, mode.name), func(b *testing.B) {
-				lw := newBenchLW(objs)
-				inf := newSharedIndexInformer(lw, &metav1.PartialObjectMetadata{}, SharedIndexInformerOptions{InOrder: mode.inOrder}, realClock)
+	for _, kind := range benchkit.Kinds {
+		list := kind.List(1)
+		updates := kind.Updates(1, 2)
+		for _, handlers := range []int{1, 16} {
+			for _, mode := range queueModes {
+				b.Run(fmt.Sprintf("kind=%s/handlers=%d/%s", kind.Name, handlers, mode.name), func(b *testing.B) {
+					lw := benchkit.NewSource(list)
+					inf := benchInformer(lw, kind, mode.inOrder)
+					hs := make([]*benchkit.LatencyHandler, handlers)
+					for i := range hs {
+						hs[i] = benchkit.NewLatencyHandler(nil, 0)
+						hs[i].Expect(1)
+						if _, err := inf.AddEventHandler(hs[i]); err != nil {
+							b.Fatal(err)
+						}
+					}
+					defer runBenchInformer(inf)()
+					for _, h := range hs {
+						h.Wait()
+					}
+					runPingPong(b, lw.Events, updates, hs)
+				})
+			}
+			b.Run(fmt.Sprintf("kind=%s/handlers=%d/floor", kind.Name, handlers), func(b *testing.B) {
 				hs := make([]*benchkit.LatencyHandler, handlers)
 				for i := range hs {
-					hs[i] = benchkit.NewLatencyHandler(nil)
-					hs[i].Expect(1)
-					if _, err := inf.AddEventHandler(hs[i]); err != nil {
-						b.Fatal(err)
-					}
+					hs[i] = benchkit.NewLatencyHandler(nil, 0)
 				}
-				ctx, cancel := quietContext()
-				done := make(chan struct{})
-				go func() {
-					defer close(done)
-					inf.RunWithContext(ctx)
-				}()
-				defer func() {
-					cancel()
-					<-done
-				}()
-				for _, h := range hs {
-					h.Wait()
-				}
-				runPingPong(b, lw.events, updates, hs)
+				events, stop := runFloor(hs)
+				defer stop()
+				runPingPong(b, events, updates, hs)
 			})
 		}
-		b.Run(fmt.Sprintf("handlers=%d/floor", handlers), func(b *testing.B) {
-			hs := make([]*benchkit.LatencyHandler, handlers)
-			for i := range hs {
-				hs[i] = benchkit.NewLatencyHandler(nil)
-			}
-			f := newFloor(hs)
-			defer f.stop()
-			events := make(chan watch.Event, benchWatchChanSize)
-			go func() {
-				for e := range events {
-					f.handle(e)
-				}
-			}()
-			defer close(events)
-			runPingPong(b, events, updates, hs)
-		})
 	}
 }
 
-func runPingPong(b *testing.B, events chan<- watch.Event, updates []*metav1.PartialObjectMetadata, hs []*benchkit.LatencyHandler) {
+func runPingPong(b *testing.B, events chan<- watch.Event, updates []runtime.Object, hs []*benchkit.LatencyHandler) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		for _, h := range hs {
@@ -301,7 +258,7 @@ type floorNote struct {
 func newFloor(hs []*benchkit.LatencyHandler) *floor {
 	f := &floor{items: map[string]any{}}
 	for _, h := range hs {
-		ch := make(chan floorNote, benchWatchChanSize)
+		ch := make(chan floorNote, benchkit.WatchChanSize)
 		f.chans = append(f.chans, ch)
 		f.wg.Go(func() {
 			for n := range ch {
@@ -320,8 +277,8 @@ func newFloor(hs []*benchkit.LatencyHandler) *floor {
 }
 
 func (f *floor) handle(e watch.Event) {
-	m := e.Object.(*metav1.PartialObjectMetadata)
-	key := m.Namespace + "/" + m.Name
+	m := e.Object.(metav1.Object)
+	key := m.GetNamespace() + "/" + m.GetName()
 	old := f.items[key]
 	if e.Type == watch.Deleted {
 		delete(f.items, key)
@@ -330,6 +287,25 @@ func (f *floor) handle(e watch.Event) {
 	}
 	for _, ch := range f.chans {
 		ch <- floorNote{kind: e.Type, old: old, obj: e.Object}
+	}
+}
+
+// runFloor runs a floor for hs that handles the events sent on the returned
+// channel, until stop is called; stop waits until every handler got every
+// event sent before it.
+func runFloor(hs []*benchkit.LatencyHandler) (events chan<- watch.Event, stop func()) {
+	f := newFloor(hs)
+	ch := make(chan watch.Event, benchkit.WatchChanSize)
+	var wg sync.WaitGroup
+	wg.Go(func() { // exits when ch is closed; stop waits on wg
+		for e := range ch {
+			f.handle(e)
+		}
+	})
+	return ch, func() {
+		close(ch)
+		wg.Wait()
+		f.stop()
 	}
 }
 
@@ -344,13 +320,13 @@ func (f *floor) stop() {
 // notification to N listeners whose handlers do nothing, including the
 // delivery: it should not allocate.
 func BenchmarkListenerDistribute(b *testing.B) {
-	obj := pom("a", "1")
+	obj := benchkit.NewObject(0, 1)
 	for _, handlers := range []int{1, 16} {
 		b.Run(fmt.Sprintf("handlers=%d", handlers), func(b *testing.B) {
 			p := newSharedProcessor(realClock)
 			hs := make([]*benchkit.LatencyHandler, handlers)
 			for i := range hs {
-				hs[i] = benchkit.NewLatencyHandler(nil)
+				hs[i] = benchkit.NewLatencyHandler(nil, 0)
 				p.addListener(newProcessorListener(discardLogger(), hs[i], 0, 0, realClock, "bench"))
 			}
 			p.run()

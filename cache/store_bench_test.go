@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"testing"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"github.com/informer-go/informer/internal/benchkit"
 )
 
 // storeBenchIndexers returns n of: namespace, app label, tier label.
@@ -35,18 +35,19 @@ func storeBenchLabelIndexFunc(label string) IndexFunc {
 	}
 }
 
-// storeBenchObjects returns n objects spread over namespaces namespaces, with
-// rv as their resource version and an app label that depends on shift.
-func storeBenchObjects(n, namespaces int, rv string, shift int) []*metav1.PartialObjectMetadata {
-	objs := make([]*metav1.PartialObjectMetadata, n)
+// storeBenchObjects returns n realistic objects in benchkit.Namespaces
+// namespaces, at resource version rv, with an app label that depends on
+// shift (and a tier label that does not).
+func storeBenchObjects(n, rv, shift int) []*benchkit.Object {
+	objs := make([]*benchkit.Object, n)
 	for i := range objs {
-		objs[i] = storeObj("ns-"+strconv.Itoa(i%namespaces), "obj-"+strconv.Itoa(i), rv,
-			"app", "app-"+strconv.Itoa((i+shift)%50), "tier", "tier-"+strconv.Itoa(i%3))
+		objs[i] = benchkit.NewObject(i, rv)
+		objs[i].Labels["app"] = "app-" + strconv.Itoa((i+shift)%50)
 	}
 	return objs
 }
 
-func storeBenchFilled(b *testing.B, indexes int, objs []*metav1.PartialObjectMetadata) Indexer {
+func storeBenchFilled(b *testing.B, indexes int, objs []*benchkit.Object) Indexer {
 	b.Helper()
 	s := NewIndexer(MetaNamespaceKeyFunc, storeBenchIndexers(indexes))
 	for _, o := range objs {
@@ -60,7 +61,7 @@ func storeBenchFilled(b *testing.B, indexes int, objs []*metav1.PartialObjectMet
 func BenchmarkIndexerAdd(b *testing.B) {
 	for _, indexes := range []int{0, 1, 3} {
 		b.Run(fmt.Sprintf("indexes=%d", indexes), func(b *testing.B) {
-			objs := storeBenchObjects(10_000, 100, "1", 0)
+			objs := storeBenchObjects(10_000, 1, 0)
 			s := NewIndexer(MetaNamespaceKeyFunc, storeBenchIndexers(indexes))
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
@@ -81,16 +82,16 @@ func BenchmarkIndexerUpdate(b *testing.B) {
 	for _, indexes := range []int{0, 1, 3} {
 		for _, changing := range []bool{false, true} {
 			b.Run(fmt.Sprintf("indexes=%d/valuesChange=%v", indexes, changing), func(b *testing.B) {
-				s := storeBenchFilled(b, indexes, storeBenchObjects(10_000, 100, "1", 0))
+				s := storeBenchFilled(b, indexes, storeBenchObjects(10_000, 1, 0))
 				// Two new versions of every object; with changing, the app
 				// label (an indexed value when indexes=3) differs between them.
 				shift := 0
 				if changing {
 					shift = 1
 				}
-				versions := [2][]*metav1.PartialObjectMetadata{
-					storeBenchObjects(10_000, 100, "2", 0),
-					storeBenchObjects(10_000, 100, "3", shift),
+				versions := [2][]*benchkit.Object{
+					storeBenchObjects(10_000, 2, 0),
+					storeBenchObjects(10_000, 3, shift),
 				}
 				b.ReportAllocs()
 				for i := 0; b.Loop(); i++ {
@@ -107,7 +108,7 @@ func BenchmarkIndexerUpdate(b *testing.B) {
 func BenchmarkIndexerDelete(b *testing.B) {
 	for _, indexes := range []int{0, 1, 3} {
 		b.Run(fmt.Sprintf("indexes=%d", indexes), func(b *testing.B) {
-			objs := storeBenchObjects(10_000, 100, "1", 0)
+			objs := storeBenchObjects(10_000, 1, 0)
 			s := storeBenchFilled(b, indexes, objs)
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
@@ -124,11 +125,11 @@ func BenchmarkIndexerDelete(b *testing.B) {
 	}
 }
 
-// storeBench100k is a store of 100k objects in 100 namespaces with three
-// indexes, shared by the read benchmarks.
-func storeBench100k(b *testing.B) (Indexer, []*metav1.PartialObjectMetadata) {
+// storeBench100k is a store of 100k realistic objects in 100 namespaces
+// with three indexes, shared by the read benchmarks.
+func storeBench100k(b *testing.B) (Indexer, []*benchkit.Object) {
 	b.Helper()
-	objs := storeBenchObjects(100_000, 100, "1", 0)
+	objs := storeBenchObjects(100_000, 1, 0)
 	return storeBenchFilled(b, 3, objs), objs
 }
 
@@ -168,7 +169,7 @@ func BenchmarkIndexerList(b *testing.B) {
 }
 
 func BenchmarkIndexerReplace(b *testing.B) {
-	objs := storeBenchObjects(100_000, 100, "1", 0)
+	objs := storeBenchObjects(100_000, 1, 0)
 	list := make([]any, len(objs))
 	for i, o := range objs {
 		list[i] = o

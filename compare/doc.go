@@ -1,10 +1,14 @@
-// Package compare holds side-by-side benchmarks of informer-go's
-// SharedIndexInformer (in its default DeltaFIFO mode and with InOrder set)
-// and client-go v0.37.2's, fed the same scripted list and watch events.
+// Package compare measures informer-go's SharedIndexInformer, in its
+// default DeltaFIFO pipeline and with InOrder set, side by side with
+// client-go v0.37.2's, on the same inputs: initial syncs, watch updates
+// unpaced and paced, reads, a full resync, the heap and the goroutines an
+// informer keeps. [Run] alternates the libraries within every round and
+// keeps every sample; [Results] writes the medians as a markdown table and
+// the headline ratios as an SVG chart.
 //
-// It has no library code: everything lives in its tests. Run
-//
-//	go test -run '^$' -bench . -benchmem
-//
-// in this directory; README.md explains the metrics and shows results.
+// Both libraries are fed by the same [benchkit.Source] and the same
+// objects, built by [benchkit.Kind]: realistic objects first, tiny
+// PartialObjectMetadata as a second case. The command cmd/benchcompare
+// (`make bench-compare` at the root) runs it; README.md explains every
+// workload and how its numbers are taken.
 package compare

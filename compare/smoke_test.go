@@ -1,8 +1,8 @@
 package compare
 
 import (
-	"fmt"
 	"maps"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -27,12 +27,12 @@ func newStateHandler() *stateHandler {
 }
 
 func (h *stateHandler) set(obj any, present bool) {
-	m := obj.(*metav1.PartialObjectMetadata)
+	m := obj.(metav1.Object)
 	h.mu.Lock()
 	if present {
-		h.objects[m.Name] = m.ResourceVersion
+		h.objects[m.GetName()] = m.GetResourceVersion()
 	} else {
-		delete(h.objects, m.Name)
+		delete(h.objects, m.GetName())
 	}
 	h.mu.Unlock()
 	select {
@@ -66,10 +66,10 @@ func (h *stateHandler) waitFor(want map[string]string, deadline <-chan time.Time
 	}
 }
 
-// TestSmoke runs every variant on a small script (an initial list of 1,000
-// objects, then 2,000 updates, 50 deletes and 50 adds over watch, to 2
-// handlers) and checks that every handler ends with the final state of
-// every object.
+// TestSmoke runs every library on a small script of realistic objects (an
+// initial list of 1,000 objects, then 2,000 updates, 50 deletes and 50 adds
+// over watch, to 2 handlers) and checks that every handler ends with the
+// final state of every object: the libraries compared do the same work.
 func TestSmoke(t *testing.T) {
 	const (
 		listed   = 1000
@@ -78,53 +78,46 @@ func TestSmoke(t *testing.T) {
 		added    = 50
 		handlers = 2
 	)
-	objs := benchkit.Objects(listed)
+	kind := benchkit.Realistic
 	var events []watch.Event
 	want := map[string]string{}
-	for _, obj := range objs {
-		want[obj.Name] = obj.ResourceVersion
+	for i := range listed {
+		want[benchkit.NameOf(i)] = strconv.Itoa(i + 1)
 	}
-	rv := listed
-	for _, obj := range benchkit.Updates(listed, updated) {
+	for _, obj := range kind.Updates(listed, updated) {
+		m := obj.(metav1.Object)
 		events = append(events, watch.Event{Type: watch.Modified, Object: obj})
-		want[obj.Name] = obj.ResourceVersion
-		rv++
+		want[m.GetName()] = m.GetResourceVersion()
 	}
+	rv := listed + updated
 	for i := range deleted {
 		rv++
-		obj := pom(fmt.Sprintf("o%d", i), fmt.Sprint(rv))
-		events = append(events, watch.Event{Type: watch.Deleted, Object: obj})
-		delete(want, obj.Name)
+		events = append(events, watch.Event{Type: watch.Deleted, Object: benchkit.NewObject(i, rv)})
+		delete(want, benchkit.NameOf(i))
 	}
 	for i := range added {
 		rv++
-		obj := pom(fmt.Sprintf("new%d", i), fmt.Sprint(rv))
-		events = append(events, watch.Event{Type: watch.Added, Object: obj})
-		want[obj.Name] = obj.ResourceVersion
+		events = append(events, watch.Event{Type: watch.Added, Object: benchkit.NewObject(listed+i, rv)})
+		want[benchkit.NameOf(listed+i)] = strconv.Itoa(rv)
 	}
 
-	for _, v := range variants {
-		t.Run("lib="+v.name, func(t *testing.T) {
-			src := newSource(objs)
+	for _, lib := range Libraries {
+		t.Run("lib="+lib.Name, func(t *testing.T) {
+			src := benchkit.NewSource(kind.List(listed))
 			hs := make([]*stateHandler, handlers)
-			ehs := make([]eventHandler, handlers)
+			opts := startOptions{}
 			for i := range hs {
 				hs[i] = newStateHandler()
-				ehs[i] = hs[i]
+				opts.handlers = append(opts.handlers, hs[i])
 			}
-			ctx, cancel := quietContext()
-			r, err := v.start(ctx, src, ehs)
+			r, err := lib.start(src, kind.Example(), opts)
 			if err != nil {
-				cancel()
 				t.Fatal(err)
 			}
-			defer func() {
-				cancel()
-				<-r.done
-			}()
-			r.waitSynced()
+			defer r.stop()
+			<-r.synced
 			for _, e := range events {
-				src.events <- e
+				src.Events <- e
 			}
 			deadline := time.After(time.Minute)
 			for i, h := range hs {

@@ -2,7 +2,6 @@ package benchkit
 
 import (
 	goruntime "runtime"
-	"slices"
 	"testing"
 	"time"
 )
@@ -14,34 +13,43 @@ type Usage struct {
 	bytes   uint64
 }
 
-// ReadUsage returns the current usage.
+// Spent is what the process used between two [Usage] readings: CPU time
+// (user and system, every goroutine) and heap allocations.
+type Spent struct {
+	CPU    time.Duration
+	Allocs uint64
+	Bytes  uint64
+}
+
+// ReadUsage returns the current usage. It stops the world briefly.
 func ReadUsage() Usage {
 	var ms goruntime.MemStats
 	goruntime.ReadMemStats(&ms)
 	return Usage{cpu: processCPUTime(), mallocs: ms.Mallocs, bytes: ms.TotalAlloc}
 }
 
+// Spent returns what the process used since start.
+func (start Usage) Spent() Spent {
+	end := ReadUsage()
+	return Spent{CPU: end.cpu - start.cpu, Allocs: end.mallocs - start.mallocs, Bytes: end.bytes - start.bytes}
+}
+
 // Report publishes, per unit ("object", "event"), the wall time elapsed and
 // the CPU time, allocations and bytes used since start.
 func (start Usage) Report(b *testing.B, units int, unit string, elapsed time.Duration) {
-	end := ReadUsage()
+	s := start.Spent()
 	n := float64(units)
 	b.ReportMetric(float64(elapsed.Nanoseconds())/n, "ns/"+unit)
-	b.ReportMetric(float64((end.cpu-start.cpu).Nanoseconds())/n, "cpu-ns/"+unit)
-	b.ReportMetric(float64(end.mallocs-start.mallocs)/n, "allocs/"+unit)
-	b.ReportMetric(float64(end.bytes-start.bytes)/n, "B/"+unit)
+	b.ReportMetric(float64(s.CPU.Nanoseconds())/n, "cpu-ns/"+unit)
+	b.ReportMetric(float64(s.Allocs)/n, "allocs/"+unit)
+	b.ReportMetric(float64(s.Bytes)/n, "B/"+unit)
 }
 
-// ReportLatencies publishes the p50 and p99 of the handlers' latencies.
-func ReportLatencies(b *testing.B, hs []*LatencyHandler) {
-	var all []int64
-	for _, h := range hs {
-		all = append(all, h.latencies...)
-	}
-	if len(all) == 0 {
-		return
-	}
-	slices.Sort(all)
-	b.ReportMetric(float64(all[len(all)/2]), "p50-ns")
-	b.ReportMetric(float64(all[len(all)*99/100]), "p99-ns")
+// LiveHeap runs a full garbage collection and returns the bytes of heap
+// objects that survived it.
+func LiveHeap() uint64 {
+	goruntime.GC()
+	var ms goruntime.MemStats
+	goruntime.ReadMemStats(&ms)
+	return ms.HeapAlloc
 }

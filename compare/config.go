@@ -1,0 +1,75 @@
+package compare
+
+import (
+	"io"
+	"regexp"
+	"time"
+
+	"github.com/informer-go/informer/internal/benchkit"
+)
+
+// Config says what Run measures and how often.
+type Config struct {
+	// Rounds is how many times every workload runs with every library.
+	Rounds int
+	// Sizes are the object counts of the initial-sync workloads.
+	Sizes []int
+	// MetadataMaxSize bounds the sizes the tiny kind syncs (it is there as a
+	// second case, not to repeat every size).
+	MetadataMaxSize int
+
+	// WatchObjects is the number of objects of the watch workloads, which
+	// send WatchUpdates updates unpaced and PacedEvents updates at
+	// PacedRate events per second.
+	WatchObjects, WatchUpdates int
+	PacedEvents, PacedRate     int
+
+	// ReadObjects is the size of the store the read workload reads with
+	// GetOps Get and GetByKey calls, ListOps List calls and ByIndexOps
+	// ByIndex calls, alone and while a writer sends WriterRate updates per
+	// second.
+	ReadObjects                 int
+	GetOps, ListOps, ByIndexOps int
+	WriterRate                  int
+	// ResyncObjects is the size of the store the resync workload resyncs.
+	ResyncObjects int
+
+	// Kinds are the object kinds; the first is the realistic one.
+	Kinds []benchkit.Kind
+	// Libraries are the libraries compared; ratios are against the first.
+	Libraries []Library
+	// Filter, when not nil, selects the workloads whose name it matches.
+	Filter *regexp.Regexp
+	// Timeout bounds every wait of a run.
+	Timeout time.Duration
+	// Log, when not nil, receives a line per run.
+	Log io.Writer
+	// AfterSync, when not nil, is called at the end of every initial-sync
+	// run, after the garbage collection that measures the heap and while the
+	// informer still runs: the moment for a heap profile.
+	AfterSync func(workload string, lib Library)
+}
+
+// DefaultConfig returns the full run: 5 rounds, initial syncs of 10k, 100k
+// and 1M realistic objects, and the other workloads at the sizes of the
+// issue that defines them.
+func DefaultConfig() Config {
+	return Config{
+		Rounds:          5,
+		Sizes:           []int{10_000, 100_000, 1_000_000},
+		MetadataMaxSize: 100_000,
+		WatchObjects:    10_000,
+		WatchUpdates:    200_000,
+		PacedEvents:     50_000,
+		PacedRate:       10_000,
+		ReadObjects:     100_000,
+		GetOps:          300_000,
+		ListOps:         20,
+		ByIndexOps:      2_000,
+		WriterRate:      10_000,
+		ResyncObjects:   100_000,
+		Kinds:           benchkit.Kinds,
+		Libraries:       Libraries,
+		Timeout:         10 * time.Minute,
+	}
+}

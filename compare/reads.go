@@ -1,0 +1,148 @@
+package compare
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	informer "github.com/informer-go/informer/cache"
+	"github.com/informer-go/informer/internal/benchkit"
+)
+
+var readMetrics = []Metric{
+	{ID: "get", Label: "Get", Unit: "ns"},
+	{ID: "getbykey", Label: "GetByKey", Unit: "ns"},
+	{ID: "list", Label: "List", Unit: "ms"},
+	{ID: "byindex", Label: "ByIndex (namespace)", Unit: "µs"},
+	{ID: "get-allocs", Label: "Get: allocations"},
+	{ID: "getbykey-allocs", Label: "GetByKey: allocations"},
+	{ID: "list-allocs", Label: "List: allocations"},
+	{ID: "byindex-allocs", Label: "ByIndex: allocations"},
+	{ID: "get-w", Label: "Get, with a writer", Unit: "ns"},
+	{ID: "getbykey-w", Label: "GetByKey, with a writer", Unit: "ns"},
+	{ID: "list-w", Label: "List, with a writer", Unit: "ms"},
+	{ID: "byindex-w", Label: "ByIndex, with a writer", Unit: "µs"},
+}
+
+// readStride walks the objects in an order unrelated to their insertion.
+const readStride = 7919
+
+// readsWorkload measures the reads of an informer's store synced with
+// cfg.ReadObjects objects of kind, alone and while a writer sends
+// cfg.WriterRate watch updates per second: time per call of Get,
+// GetByKey, List and ByIndex on the namespace index (which returns
+// 1/benchkit.Namespaces of the objects), and allocations per call alone.
+func readsWorkload(cfg Config, kind benchkit.Kind, ups updatesCache) Workload {
+	return Workload{
+		Name:    fmt.Sprintf("reads/%s/%s", kind.Name, sizeName(cfg.ReadObjects)),
+		Section: sectionReads,
+		Row:     fmt.Sprintf("%s, %s objects", kind.Name, sizeName(cfg.ReadObjects)),
+		Metrics: readMetrics,
+		run: func(lib Library) (sample, error) {
+			return runReads(cfg, lib, kind, ups.get(kind, min(cfg.WatchObjects, cfg.ReadObjects)))
+		},
+	}
+}
+
+// readOp is one kind of read, called ops times per measurement.
+type readOp struct {
+	id   string
+	ops  int
+	unit time.Duration
+	call func(k int) error
+}
+
+func runReads(cfg Config, lib Library, kind benchkit.Kind, ups []runtime.Object) (sample, error) {
+	n := cfg.ReadObjects
+	h := benchkit.NewLatencyHandler(nil, 0)
+	s, err := startSynced(cfg, lib, kind, n, startOptions{handlers: []eventHandler{h}})
+	if err != nil {
+		return nil, err
+	}
+	defer s.stop()
+	items := kind.Items(s.list)
+	keys := make([]string, n)
+	for i, obj := range items {
+		m, err := meta.Accessor(obj)
+		if err != nil {
+			return nil, err
+		}
+		keys[i] = m.GetNamespace() + "/" + m.GetName()
+	}
+	ix := s.indexer
+	ops := []readOp{
+		{id: "get", ops: cfg.GetOps, unit: time.Nanosecond, call: func(k int) error {
+			_, ok, err := ix.Get(items[k*readStride%n])
+			return found(ok, err)
+		}},
+		{id: "getbykey", ops: cfg.GetOps, unit: time.Nanosecond, call: func(k int) error {
+			_, ok, err := ix.GetByKey(keys[k*readStride%n])
+			return found(ok, err)
+		}},
+		{id: "list", ops: cfg.ListOps, unit: time.Millisecond, call: func(int) error {
+			if got := len(ix.List()); got != n {
+				return fmt.Errorf("list returned %d objects, want %d", got, n)
+			}
+			return nil
+		}},
+		{id: "byindex", ops: cfg.ByIndexOps, unit: time.Microsecond, call: func(k int) error {
+			objs, err := ix.ByIndex(informer.NamespaceIndex, benchkit.NamespaceOf(k))
+			if err == nil && len(objs) == 0 && n >= benchkit.Namespaces {
+				err = fmt.Errorf("by-index read of %s found nothing", benchkit.NamespaceOf(k))
+			}
+			return err
+		}},
+	}
+	out := sample{}
+	benchkit.LiveHeap()
+	for _, op := range ops {
+		d, spent, err := measureReads(op)
+		if err != nil {
+			return nil, err
+		}
+		out[op.id] = float64(d) / float64(op.ops) / float64(op.unit)
+		out[op.id+"-allocs"] = float64(spent.Allocs) / float64(op.ops)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	var writer sync.WaitGroup
+	writer.Go(func() { // exits on ctx.Done(); waited for below
+		w := &benchkit.Sender{Events: s.src.Events, Updates: ups, Rate: cfg.WriterRate}
+		w.Send(ctx, int(^uint(0)>>1))
+	})
+	defer func() {
+		cancel()
+		writer.Wait()
+	}()
+	for _, op := range ops {
+		d, _, err := measureReads(op)
+		if err != nil {
+			return nil, err
+		}
+		out[op.id+"-w"] = float64(d) / float64(op.ops) / float64(op.unit)
+	}
+	return out, nil
+}
+
+// measureReads calls op.ops reads and returns the time they took and what
+// the process spent meanwhile.
+func measureReads(op readOp) (time.Duration, benchkit.Spent, error) {
+	usage, began := benchkit.ReadUsage(), time.Now()
+	for k := range op.ops {
+		if err := op.call(k); err != nil {
+			return 0, benchkit.Spent{}, fmt.Errorf("%s: %w", op.id, err)
+		}
+	}
+	return time.Since(began), usage.Spent(), nil
+}
+
+func found(ok bool, err error) error {
+	if err == nil && !ok {
+		return fmt.Errorf("object not found")
+	}
+	return err
+}

@@ -1,0 +1,81 @@
+package compare
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/informer-go/informer/internal/benchkit"
+)
+
+var syncMetrics = []Metric{
+	{ID: "synced", Label: "time to HasSynced", Unit: "ms"},
+	{ID: "handled", Label: "time until the handler has all", Unit: "ms"},
+	{ID: "cpu", Label: "CPU per object", Unit: "µs"},
+	{ID: "allocs", Label: "allocations per object"},
+	{ID: "bytes", Label: "bytes allocated per object", Unit: "B"},
+	{ID: "overhead", Label: "heap per cached object beyond the object", Unit: "B", Section: sectionMemory},
+	{ID: "object", Label: "the object's own heap (same input for all)", Unit: "B", Section: sectionMemory},
+}
+
+// syncWorkload measures the initial sync of n listed objects of kind to one
+// handler: from building the informer until its HasSynced (the store holds
+// every object) and until the handler got every object; the CPU time and
+// allocations of the whole process meanwhile; and, after a garbage
+// collection, the heap the informer holds beyond the objects.
+func syncWorkload(cfg Config, kind benchkit.Kind, n int) Workload {
+	return Workload{
+		Name:    fmt.Sprintf("sync/%s/%s", kind.Name, sizeName(n)),
+		Section: sectionSync,
+		Row:     fmt.Sprintf("%s, %s objects", kind.Name, sizeName(n)),
+		Metrics: syncMetrics,
+		run:     func(lib Library) (sample, error) { return runSync(cfg, lib, kind, n) },
+	}
+}
+
+func runSync(cfg Config, lib Library, kind benchkit.Kind, n int) (sample, error) {
+	// The list is built anew for every run, as a client decodes it: the
+	// informer's copies of its items are the only objects the heap holds
+	// at the end.
+	heapBefore := benchkit.LiveHeap()
+	src := benchkit.NewSource(kind.List(n))
+	heapList := benchkit.LiveHeap()
+
+	h := benchkit.NewLatencyHandler(nil, 0)
+	h.Expect(int64(n))
+	deadline := time.After(cfg.Timeout)
+	usage, began := benchkit.ReadUsage(), time.Now()
+	r, err := lib.start(src, kind.Example(), startOptions{handlers: []eventHandler{h}})
+	if err != nil {
+		return nil, err
+	}
+	defer r.stop()
+	var synced, handled time.Duration
+	syncedCh, handledCh := r.synced, h.Reached()
+	for syncedCh != nil || handledCh != nil {
+		select {
+		case <-syncedCh:
+			synced, syncedCh = time.Since(began), nil
+		case <-handledCh:
+			handled, handledCh = time.Since(began), nil
+		case <-deadline:
+			return nil, fmt.Errorf("timed out after %v: HasSynced %v, handler at %d of %d objects", cfg.Timeout, syncedCh == nil, h.Calls(), n)
+		}
+	}
+	spent := usage.Spent()
+
+	src.Release()
+	heapSynced := benchkit.LiveHeap()
+	if cfg.AfterSync != nil {
+		cfg.AfterSync(fmt.Sprintf("sync/%s/%s", kind.Name, sizeName(n)), lib)
+	}
+	object := float64(heapList-heapBefore) / float64(n)
+	return sample{
+		"synced":   float64(synced) / float64(time.Millisecond),
+		"handled":  float64(handled) / float64(time.Millisecond),
+		"cpu":      perUnit(spent.CPU, n, time.Microsecond),
+		"allocs":   float64(spent.Allocs) / float64(n),
+		"bytes":    float64(spent.Bytes) / float64(n),
+		"overhead": (float64(heapSynced)-float64(heapBefore))/float64(n) - object,
+		"object":   object,
+	}, nil
+}
