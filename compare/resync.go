@@ -24,17 +24,16 @@ func resyncPeriod(n int) time.Duration {
 }
 
 // resyncWorkload measures a full resync of an informer synced with
-// cfg.ResyncObjects objects of kind, to one handler.
+// cfg.ResyncObjects objects of kind, to one handler: from the moment the
+// resync timer fires until the handler got every object, and the CPU time
+// and allocations of the process meanwhile.
 //
-// Neither library tells when its resync timer fires, so the workload lets
-// two resyncs happen and measures the second. Both reflectors start the
-// timer of the next resync when the queue accepted the previous one, which
-// is (within the time one notification takes to reach the handler) when the
-// handler gets the first update of that resync. The second resync thus
-// starts one period after the first update of the first, and its time runs
-// from there to its last update. Its CPU time and allocations are the
-// process's from the end of the first resync to the end of the second, when
-// the informer does nothing else.
+// Neither library tells when its resync timer fires, but both reflectors
+// start it as they open their watch, right after the list: it fires one
+// period after the source saw the watch opened. The CPU time and
+// allocations are the process's from the end of the initial sync (and a
+// garbage collection) to the end of the resync, when the informer does
+// nothing else.
 func resyncWorkload(cfg Config, kind benchkit.Kind) Workload {
 	n := cfg.ResyncObjects
 	return Workload{
@@ -54,24 +53,24 @@ func runResync(cfg Config, lib Library, kind benchkit.Kind, n int) (sample, erro
 		return nil, err
 	}
 	defer s.stop()
-	deadline := time.After(cfg.Timeout)
-	if err := await(h.firstDone, "the first resync", deadline); err != nil {
-		return nil, err
-	}
-	benchkit.LiveHeap() // the garbage of the first resync is not this measurement's
+	benchkit.LiveHeap() // the garbage of the initial sync is not this measurement's
 	usage := benchkit.ReadUsage()
-	if h.updates.Load() != int64(n) {
-		return nil, fmt.Errorf("the second resync started before the first was measured (period %v too short for this machine)", period)
+	if h.updates.Load() != 0 {
+		return nil, fmt.Errorf("the resync started before the initial sync was over (period %v too short for this machine)", period)
 	}
-	if err := await(h.secondDone, "the second resync", deadline); err != nil {
+	if err := await(h.done, "the resync", time.After(cfg.Timeout)); err != nil {
 		return nil, err
 	}
 	spent := usage.Spent()
 	if h.early.Load() {
-		return nil, fmt.Errorf("a resync started before the initial sync ended (period %v too short for this machine)", period)
+		return nil, fmt.Errorf("the resync started before the handler got every add (period %v too short for this machine)", period)
+	}
+	took := time.Duration(h.lastAt-s.src.WatchedAt()) - period
+	if took <= 0 {
+		return nil, fmt.Errorf("the resync ended %v before its timer fired", -took)
 	}
 	return sample{
-		"time":   float64(time.Duration(h.lastAt-h.firstAt)-period) / float64(time.Millisecond),
+		"time":   float64(took) / float64(time.Millisecond),
 		"cpu":    perUnit(spent.CPU, n, time.Microsecond),
 		"allocs": float64(spent.Allocs) / float64(n),
 		"bytes":  float64(spent.Bytes) / float64(n),
@@ -79,21 +78,20 @@ func runResync(cfg Config, lib Library, kind benchkit.Kind, n int) (sample, erro
 }
 
 // resyncHandler counts the adds and updates of n objects and records when
-// the first resync starts (its first update) and the second ends (update
-// 2n). Its methods must be called from one goroutine at a time.
+// it got the n-th update, the end of the first resync. Its methods must be
+// called from one goroutine at a time.
 type resyncHandler struct {
 	n             int64
 	adds, updates atomic.Int64
 	// early is set when an update comes before the n-th add.
 	early atomic.Bool
-	// firstAt and lastAt are benchkit.Now at update 1 and 2n, written
-	// before firstDone and secondDone are closed.
-	firstAt, lastAt       int64
-	firstDone, secondDone chan struct{}
+	// lastAt is benchkit.Now at update n, written before done is closed.
+	lastAt int64
+	done   chan struct{}
 }
 
 func newResyncHandler(n int) *resyncHandler {
-	return &resyncHandler{n: int64(n), firstDone: make(chan struct{}), secondDone: make(chan struct{})}
+	return &resyncHandler{n: int64(n), done: make(chan struct{})}
 }
 
 func (h *resyncHandler) OnAdd(any, bool) { h.adds.Add(1) }
@@ -103,15 +101,9 @@ func (h *resyncHandler) OnUpdate(any, any) {
 	if h.adds.Load() < h.n {
 		h.early.Store(true)
 	}
-	if u == 1 {
-		h.firstAt = benchkit.Now()
-	}
 	if u == h.n {
-		close(h.firstDone)
-	}
-	if u == 2*h.n {
 		h.lastAt = benchkit.Now()
-		close(h.secondDone)
+		close(h.done)
 	}
 }
 

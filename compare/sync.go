@@ -49,17 +49,9 @@ func runSync(cfg Config, lib Library, kind benchkit.Kind, n int) (sample, error)
 		return nil, err
 	}
 	defer r.stop()
-	var synced, handled time.Duration
-	syncedCh, handledCh := r.synced, h.Reached()
-	for syncedCh != nil || handledCh != nil {
-		select {
-		case <-syncedCh:
-			synced, syncedCh = time.Since(began), nil
-		case <-handledCh:
-			handled, handledCh = time.Since(began), nil
-		case <-deadline:
-			return nil, fmt.Errorf("timed out after %v: HasSynced %v, handler at %d of %d objects", cfg.Timeout, syncedCh == nil, h.Calls(), n)
-		}
+	synced, handled, ok := benchkit.TimeBoth(began, r.synced, h.Reached(), deadline)
+	if !ok {
+		return nil, fmt.Errorf("timed out after %v: HasSynced after %v, handler at %d of %d objects", cfg.Timeout, synced, h.Calls(), n)
 	}
 	spent := usage.Spent()
 

@@ -107,3 +107,21 @@ func Percentiles(hs []*LatencyHandler) (p50, p99 time.Duration) {
 	slices.Sort(all)
 	return time.Duration(all[len(all)/2]), time.Duration(all[len(all)*99/100])
 }
+
+// TimeBoth waits until a and b are both ready and returns how long after
+// began it saw each ready; ok is false if deadline came first. A benchmark
+// uses it to time an informer's HasSynced and its handler's last call of
+// the initial sync.
+func TimeBoth[T any](began time.Time, a, b <-chan struct{}, deadline <-chan T) (ta, tb time.Duration, ok bool) {
+	for a != nil || b != nil {
+		select {
+		case <-a:
+			ta, a = time.Since(began), nil
+		case <-b:
+			tb, b = time.Since(began), nil
+		case <-deadline:
+			return ta, tb, false
+		}
+	}
+	return ta, tb, true
+}

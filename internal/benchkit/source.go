@@ -27,8 +27,9 @@ var errReleased = errors.New("the source's list was released after the initial s
 // It opts out of streaming lists, so that both libraries do a plain list
 // followed by a watch. Its methods are safe for concurrent use.
 type Source struct {
-	mu   sync.Mutex
-	list runtime.Object // guarded by mu; nil once released
+	mu        sync.Mutex
+	list      runtime.Object // guarded by mu; nil once released
+	watchedAt int64          // guarded by mu; Now() at the first Watch, 0 before
 	// Events is the channel of every watch, buffered WatchChanSize events
 	// deep. It is never closed.
 	Events chan watch.Event
@@ -68,12 +69,27 @@ func (s *Source) ListWithContext(_ context.Context, opts metav1.ListOptions) (ru
 
 // Watch returns a watch of Events.
 func (s *Source) Watch(metav1.ListOptions) (watch.Interface, error) {
+	s.mu.Lock()
+	if s.watchedAt == 0 {
+		s.watchedAt = Now()
+	}
+	s.mu.Unlock()
 	return &sourceWatch{ch: s.Events, stopped: make(chan struct{})}, nil
 }
 
 // WatchWithContext is Watch.
 func (s *Source) WatchWithContext(_ context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	return s.Watch(opts)
+}
+
+// WatchedAt returns the time ([Now]) of the first call of Watch, or 0.
+// Reflectors open their first watch right after their list and start their
+// resync timer just before, so a resync period after it their first resync
+// begins.
+func (s *Source) WatchedAt() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.watchedAt
 }
 
 // sourceWatch is one watch of a Source. Its channel outlives it: Stop does
