@@ -3,6 +3,7 @@ package compare
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -104,7 +105,7 @@ func runReads(cfg Config, lib Library, kind benchkit.Kind, ups []runtime.Object)
 		if err != nil {
 			return nil, err
 		}
-		out[op.id] = float64(d) / float64(op.ops) / float64(op.unit)
+		out[op.id] = float64(d) / float64(op.unit)
 		out[op.id+"-allocs"] = float64(spent.Allocs) / float64(op.ops)
 	}
 
@@ -123,21 +124,38 @@ func runReads(cfg Config, lib Library, kind benchkit.Kind, ups []runtime.Object)
 		if err != nil {
 			return nil, err
 		}
-		out[op.id+"-w"] = float64(d) / float64(op.ops) / float64(op.unit)
+		out[op.id+"-w"] = float64(d) / float64(op.unit)
 	}
 	return out, nil
 }
 
-// measureReads calls op.ops reads and returns the time they took and what
-// the process spent meanwhile.
+// readBatches is the number of batches a read measurement is cut into.
+const readBatches = 10
+
+// measureReads calls op.ops reads in readBatches batches and returns the
+// median time per call of a batch, so that a batch during which another
+// process took the CPU does not count, and what the process spent over all
+// of them.
 func measureReads(op readOp) (time.Duration, benchkit.Spent, error) {
-	usage, began := benchkit.ReadUsage(), time.Now()
-	for k := range op.ops {
-		if err := op.call(k); err != nil {
-			return 0, benchkit.Spent{}, fmt.Errorf("%s: %w", op.id, err)
+	usage := benchkit.ReadUsage()
+	perCall := make([]time.Duration, 0, readBatches)
+	k := 0
+	for b := range readBatches {
+		calls := op.ops*(b+1)/readBatches - op.ops*b/readBatches
+		if calls == 0 {
+			continue
 		}
+		began := time.Now()
+		for range calls {
+			if err := op.call(k); err != nil {
+				return 0, benchkit.Spent{}, fmt.Errorf("%s: %w", op.id, err)
+			}
+			k++
+		}
+		perCall = append(perCall, time.Since(began)/time.Duration(calls))
 	}
-	return time.Since(began), usage.Spent(), nil
+	slices.Sort(perCall)
+	return perCall[len(perCall)/2], usage.Spent(), nil
 }
 
 func found(ok bool, err error) error {
