@@ -44,6 +44,11 @@ type Config struct {
 	Timeout time.Duration
 	// Log, when not nil, receives a line per run.
 	Log io.Writer
+	// Span, when not nil, is called as a run begins the span its numbers
+	// cover (once its inputs are built and the heap collected), and the
+	// function it returns as the span ends: the moments to profile what is
+	// measured and nothing else.
+	Span func(workload string, lib Library) (end func())
 	// AfterSync, when not nil, is called at the end of every initial-sync
 	// run, after the garbage collection that measures the heap and while the
 	// informer still runs: the moment for a heap profile.

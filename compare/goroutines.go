@@ -24,7 +24,7 @@ func goroutinesWorkload(cfg Config, kind benchkit.Kind) Workload {
 		Section: sectionGoroutines,
 		Row:     "synced informer",
 		Metrics: goroutineMetrics,
-		run:     func(lib Library) (sample, error) { return runGoroutines(cfg, lib, kind) },
+		run:     func(lib Library, _ func() func()) (sample, error) { return runGoroutines(cfg, lib, kind) },
 	}
 }
 

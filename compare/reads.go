@@ -43,8 +43,8 @@ func readsWorkload(cfg Config, kind benchkit.Kind, ups updatesCache) Workload {
 		Section: sectionReads,
 		Row:     fmt.Sprintf("%s, %s objects", kind.Name, sizeName(cfg.ReadObjects)),
 		Metrics: readMetrics,
-		run: func(lib Library) (sample, error) {
-			return runReads(cfg, lib, kind, ups.get(kind, min(cfg.WatchObjects, cfg.ReadObjects)))
+		run: func(lib Library, span func() func()) (sample, error) {
+			return runReads(cfg, lib, kind, ups.get(kind, min(cfg.WatchObjects, cfg.ReadObjects)), span)
 		},
 	}
 }
@@ -57,7 +57,7 @@ type readOp struct {
 	call func(k int) error
 }
 
-func runReads(cfg Config, lib Library, kind benchkit.Kind, ups []runtime.Object) (sample, error) {
+func runReads(cfg Config, lib Library, kind benchkit.Kind, ups []runtime.Object, span func() func()) (sample, error) {
 	n := cfg.ReadObjects
 	h := benchkit.NewLatencyHandler(nil, 0)
 	s, err := startSynced(cfg, lib, kind, n, startOptions{handlers: []eventHandler{h}})
@@ -100,6 +100,7 @@ func runReads(cfg Config, lib Library, kind benchkit.Kind, ups []runtime.Object)
 	}
 	out := sample{}
 	benchkit.LiveHeap()
+	defer span()()
 	for _, op := range ops {
 		d, spent, err := measureReads(op)
 		if err != nil {

@@ -41,11 +41,11 @@ func resyncWorkload(cfg Config, kind benchkit.Kind) Workload {
 		Section: sectionResync,
 		Row:     fmt.Sprintf("%s, %s objects, 1 handler", kind.Name, sizeName(n)),
 		Metrics: resyncMetrics,
-		run:     func(lib Library) (sample, error) { return runResync(cfg, lib, kind, n) },
+		run:     func(lib Library, span func() func()) (sample, error) { return runResync(cfg, lib, kind, n, span) },
 	}
 }
 
-func runResync(cfg Config, lib Library, kind benchkit.Kind, n int) (sample, error) {
+func runResync(cfg Config, lib Library, kind benchkit.Kind, n int, span func() func()) (sample, error) {
 	period := resyncPeriod(n)
 	h := newResyncHandler(n)
 	s, err := startSynced(cfg, lib, kind, n, startOptions{handlers: []eventHandler{h}, resyncPeriod: period})
@@ -54,6 +54,7 @@ func runResync(cfg Config, lib Library, kind benchkit.Kind, n int) (sample, erro
 	}
 	defer s.stop()
 	benchkit.LiveHeap() // the garbage of the initial sync is not this measurement's
+	defer span()()
 	usage := benchkit.ReadUsage()
 	if h.updates.Load() != 0 {
 		return nil, fmt.Errorf("the resync started before the initial sync was over (period %v too short for this machine)", period)

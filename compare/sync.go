@@ -28,11 +28,11 @@ func syncWorkload(cfg Config, kind benchkit.Kind, n int) Workload {
 		Section: sectionSync,
 		Row:     fmt.Sprintf("%s, %s objects", kind.Name, sizeName(n)),
 		Metrics: syncMetrics,
-		run:     func(lib Library) (sample, error) { return runSync(cfg, lib, kind, n) },
+		run:     func(lib Library, span func() func()) (sample, error) { return runSync(cfg, lib, kind, n, span) },
 	}
 }
 
-func runSync(cfg Config, lib Library, kind benchkit.Kind, n int) (sample, error) {
+func runSync(cfg Config, lib Library, kind benchkit.Kind, n int, span func() func()) (sample, error) {
 	// The list is built anew for every run, as a client decodes it: the
 	// informer's copies of its items are the only objects the heap holds
 	// at the end.
@@ -43,17 +43,21 @@ func runSync(cfg Config, lib Library, kind benchkit.Kind, n int) (sample, error)
 	h := benchkit.NewLatencyHandler(nil, 0)
 	h.Expect(int64(n))
 	deadline := time.After(cfg.Timeout)
+	end := span()
 	usage, began := benchkit.ReadUsage(), time.Now()
 	r, err := lib.start(src, kind.Example(), startOptions{handlers: []eventHandler{h}})
 	if err != nil {
+		end()
 		return nil, err
 	}
 	defer r.stop()
 	synced, handled, ok := benchkit.TimeBoth(began, r.synced, h.Reached(), deadline)
 	if !ok {
+		end()
 		return nil, fmt.Errorf("timed out after %v: HasSynced after %v, handler at %d of %d objects", cfg.Timeout, synced, h.Calls(), n)
 	}
 	spent := usage.Spent()
+	end()
 
 	src.Release()
 	heapSynced := benchkit.LiveHeap()

@@ -42,8 +42,8 @@ func watchWorkload(cfg Config, kind benchkit.Kind, handlers int, paced bool, ups
 		w.Section = sectionPaced
 		w.Metrics = pacedMetrics
 	}
-	w.run = func(lib Library) (sample, error) {
-		return runWatch(cfg, lib, kind, handlers, paced, ups.get(kind, cfg.WatchObjects))
+	w.run = func(lib Library, span func() func()) (sample, error) {
+		return runWatch(cfg, lib, kind, handlers, paced, ups.get(kind, cfg.WatchObjects), span)
 	}
 	return w
 }
@@ -55,7 +55,7 @@ func plural(n int) string {
 	return "s"
 }
 
-func runWatch(cfg Config, lib Library, kind benchkit.Kind, handlers int, paced bool, ups []runtime.Object) (sample, error) {
+func runWatch(cfg Config, lib Library, kind benchkit.Kind, handlers int, paced bool, ups []runtime.Object, span func() func()) (sample, error) {
 	events, rate := cfg.WatchUpdates, 0
 	var sentAt []int64
 	if paced {
@@ -78,6 +78,7 @@ func runWatch(cfg Config, lib Library, kind benchkit.Kind, handlers int, paced b
 	}
 	sender := &benchkit.Sender{Events: s.src.Events, Updates: ups, SentAt: sentAt, Handlers: hs, Rate: rate}
 	benchkit.LiveHeap() // the garbage of the sync is not this measurement's
+	defer span()()      // also ends the span of a failed run
 	usage, began := benchkit.ReadUsage(), time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.Timeout)
 	defer cancel()

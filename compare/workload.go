@@ -38,9 +38,11 @@ type Workload struct {
 	// labels.
 	Section, Row string
 	Metrics      []Metric
-	// run measures lib once. It may return an error for a run that could
-	// not be measured; the runner reports it and goes on.
-	run func(lib Library) (sample, error)
+	// run measures lib once, calling span as the span its numbers cover
+	// begins and the function span returns as it ends. It may return an
+	// error for a run that could not be measured; the runner reports it and
+	// goes on.
+	run func(lib Library, span func() (end func())) (sample, error)
 }
 
 // The sections of the table, in order.
