@@ -28,7 +28,7 @@ BENCHTIME      ?= 1s
 BENCHPATTERN   ?= .
 
 # make bench-compare: rounds, initial-sync sizes, output directory (inside compare/) and extra flags
-# of compare/cmd/benchcompare, such as -run 'sync/realistic/100k' -libs informer-go -cpuprofile cpu.out.
+# of compare/cmd/benchcompare, such as -run '^sync/realistic/100k' -libs informer-go -cpuprofile cpu.out.
 ROUNDS              ?= 5
 SIZES               ?= 10k,100k,1M
 BENCH_COMPARE_OUT   ?= results

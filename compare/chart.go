@@ -61,7 +61,7 @@ func (r *Results) WriteSVG(w io.Writer) error {
 	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
 	title := fmt.Sprintf("informer-go / %s, realistic objects: median of %d rounds (below 1: informer-go is better)", r.Config.Libraries[0].Name, r.Config.Rounds)
 	fmt.Fprintf(&b, `<text x="10" y="20" font-size="14" font-weight="bold">%s</text>`+"\n", escape(title))
-	fmt.Fprintf(&b, `<text x="10" y="38" fill="#555">%s</text>`+"\n", escape(r.Machine.String()+"; "+r.Machine.Load()))
+	fmt.Fprintf(&b, `<text x="10" y="38" fill="#555">%s</text>`+"\n", escape(r.Machine.String()+"; "+r.Machine.ShortLoad()))
 	for i, lib := range libs {
 		lx := chartPlotX + i*200
 		fmt.Fprintf(&b, `<rect x="%d" y="50" width="14" height="10" fill="%s"/><text x="%d" y="59">%s</text>`+"\n", lx, barColors[i%len(barColors)], lx+20, escape(lib.Name))

@@ -86,13 +86,29 @@ func (m Machine) Load() string {
 	if m.LoadStart != "" {
 		parts = append(parts, fmt.Sprintf("load average %s at the start, %s at the end", m.LoadStart, m.LoadEnd))
 	}
-	if m.OtherCPUs >= 0 {
-		parts = append(parts, fmt.Sprintf("other processes kept %.2f of %d CPUs busy on average", m.OtherCPUs, m.CPUs))
+	if others := m.otherLoad(); others != "" {
+		parts = append(parts, others)
 	}
 	if len(parts) == 0 {
 		return "unknown"
 	}
 	return strings.Join(parts, "; ")
+}
+
+// ShortLoad is the part of Load that says the most: what other processes
+// used, or else the load averages.
+func (m Machine) ShortLoad() string {
+	if others := m.otherLoad(); others != "" {
+		return others
+	}
+	return m.Load()
+}
+
+func (m Machine) otherLoad() string {
+	if m.OtherCPUs < 0 {
+		return ""
+	}
+	return fmt.Sprintf("other processes kept %.2f of %d CPUs busy on average", m.OtherCPUs, m.CPUs)
 }
 
 func cpuModel() string {

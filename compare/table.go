@@ -139,7 +139,7 @@ func formatStat(s stat) string {
 func formatNumber(v float64) string {
 	a := math.Abs(v)
 	switch {
-	case a >= 1000:
+	case math.Round(a) >= 1000:
 		s := fmt.Sprintf("%.0f", a)
 		var out []byte
 		for i := range len(s) {
