@@ -23,7 +23,7 @@ STATICCHECK_VERSION := v0.8.2
 MODULES := $(patsubst %/go.mod,%,$(shell find . -name go.mod -not -path './bin/*' | sort))
 
 FUZZTIME       ?= 30s
-FUZZTIME_SMOKE ?= 5s
+FUZZTIME_SMOKE ?= 3000x
 BENCHTIME      ?= 1s
 BENCHPATTERN   ?= .
 
