@@ -131,6 +131,10 @@ type processorListener struct {
 	// lastSlowLog is when run last logged a slow batch; only run uses it.
 	lastSlowLog time.Time
 
+	// onStop, when set, is called once the listener stops; see
+	// AddEventHandlerWithContext. guarded by mu.
+	onStop func()
+
 	// waitingFor is the listener whose shutdown this listener's handler is
 	// waiting for in ShutDownEventHandler, if any; used to refuse waits
 	// that would deadlock.
@@ -284,10 +288,15 @@ func (l *processorListener) stop() {
 		l.keyed = &coalescingBacklog{}
 	}
 	started := l.started
+	onStop := l.onStop
+	l.onStop = nil
 	close(l.stopCh)
 	l.wakeLocked()
 	if !started {
 		close(l.runFinished)
+	}
+	if onStop != nil {
+		onStop()
 	}
 }
 
