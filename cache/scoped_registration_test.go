@@ -153,7 +153,9 @@ type foreignInformer struct {
 	removed int
 }
 
-type wrappedRegistration struct{ ResourceEventHandlerRegistration }
+type wrappedRegistration struct {
+	ResourceEventHandlerRegistration
+}
 
 func (f *foreignInformer) AddEventHandlerWithOptions(handler ResourceEventHandler, options HandlerOptions) (ResourceEventHandlerRegistration, error) {
 	reg, err := f.SharedInformer.AddEventHandlerWithOptions(handler, options)
