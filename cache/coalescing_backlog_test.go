@@ -330,3 +330,32 @@ func TestCoalescingBacklogAgainstNaiveModel(t *testing.T) {
 		})
 	}
 }
+
+func TestCoalescingBacklogGivesBackItsMapAfterABurst(t *testing.T) {
+	tests := []struct {
+		name    string
+		keys    int
+		wantMap bool
+	}{
+		{name: "small burst: the map is kept", keys: backlogDrainedReset, wantMap: true},
+		{name: "large burst: the map is given back", keys: backlogDrainedReset + 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var b coalescingBacklog
+			for i := range tc.keys {
+				name := fmt.Sprint(i)
+				b.add(name, notification{kind: updateNotification, oldObj: pom(name, "1"), newObj: pom(name, "2")})
+			}
+			drainBacklog(&b, nil)
+			if got := b.entries != nil; got != tc.wantMap {
+				t.Errorf("map kept = %v, want %v", got, tc.wantMap)
+			}
+			// Either way the backlog works on.
+			b.add("a", nUpdate("2", "3"))
+			if out, _ := drainBacklog(&b, nil); len(out) != 1 {
+				t.Errorf("after the burst: %d notifications, want 1", len(out))
+			}
+		})
+	}
+}
