@@ -12,22 +12,6 @@ import (
 	"go.uber.org/goleak"
 )
 
-// startScopedTestInformer runs an informer of test objects a and b, in a
-// synctest bubble, and waits until it has synced.
-func startScopedTestInformer(t *testing.T) (*sharedIndexInformer, *fakeServer) {
-	t.Helper()
-	srv := newTestServer(t)
-	create(t, srv, "a")
-	create(t, srv, "b")
-	inf := newTestInformer(srv, SharedIndexInformerOptions{})
-	runSharedInformer(t, inf)
-	synctest.Wait()
-	if !inf.HasSynced() {
-		t.Fatal("the informer did not sync")
-	}
-	return inf, srv
-}
-
 // isClosed reports whether ch is closed.
 func isClosed(ch <-chan struct{}) bool {
 	select {
@@ -40,7 +24,7 @@ func isClosed(ch <-chan struct{}) bool {
 
 func TestAddEventHandlerWithContextRemovesTheHandlerWhenTheContextEnds(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		inf, srv := startScopedTestInformer(t)
+		inf, srv := runSyncedInformer(t, 2)
 		rec := newRecorder()
 		ctx, cancel := context.WithCancel(t.Context())
 		reg, err := AddEventHandlerWithContext(ctx, inf, rec, HandlerOptions{})
@@ -63,7 +47,7 @@ func TestAddEventHandlerWithContextRemovesTheHandlerWhenTheContextEnds(t *testin
 		if got := inf.processor.listenerCount(); got != 0 {
 			t.Errorf("%d handlers registered after the context ended, want 0", got)
 		}
-		touch(t, srv, "a", "after")
+		touch(t, srv, "o0", "after")
 		synctest.Wait()
 		if got := rec.count(); got != 2 {
 			t.Errorf("the handler was called %d times, want 2: none after Done", got)
@@ -73,7 +57,7 @@ func TestAddEventHandlerWithContextRemovesTheHandlerWhenTheContextEnds(t *testin
 
 func TestAddEventHandlerWithContextDoneWaitsForTheLastCall(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		inf, _ := startScopedTestInformer(t)
+		inf, _ := runSyncedInformer(t, 2)
 		release := make(chan struct{})
 		var returned atomic.Bool
 		ctx, cancel := context.WithCancel(t.Context())
@@ -117,7 +101,7 @@ func TestAddEventHandlerWithContextRemovalFromInsideTheHandler(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				inf, _ := startScopedTestInformer(t)
+				inf, _ := runSyncedInformer(t, 2)
 				ctx, cancel := context.WithCancel(t.Context())
 				defer cancel()
 				registered := make(chan ResourceEventHandlerRegistration, 1)
@@ -281,13 +265,7 @@ func TestAddEventHandlerWithContextLetsGoOfTheContext(t *testing.T) {
 
 func TestAddEventHandlerWithContextTenThousandHandlersLeaveNothingBehind(t *testing.T) {
 	const handlers = 10_000
-	srv := newTestServer(t)
-	for i := range 10 {
-		create(t, srv, fmt.Sprintf("o%d", i))
-	}
-	inf := newTestInformer(srv, SharedIndexInformerOptions{})
-	runSharedInformer(t, inf)
-	waitForSync(t, inf.HasSyncedChecker())
+	inf, srv := runSyncedInformer(t, 10)
 	baseGoroutines := goleak.IgnoreCurrent()
 
 	// addAndCancel adds the handlers to the running informer and removes
