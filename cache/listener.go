@@ -319,14 +319,14 @@ func (l *processorListener) run() {
 		var backlog int
 		var state nextState
 		batch, backlog, state = l.next(batch[:0])
-		if state == nextStale {
+		switch state {
+		case nextStopped:
+			return
+		case nextStale:
 			var ok bool
 			if batch, ok = l.resolveStale(batch); !ok {
 				return
 			}
-		}
-		if state == nextStopped {
-			return
 		}
 		var start time.Time
 		if backlog > slowHandlerBacklog {
@@ -377,8 +377,8 @@ func (l *processorListener) next(batch []notification) ([]notification, int, nex
 	backlog := l.backlogLocked()
 	if l.pending.Len() == 0 {
 		// What is pending is in the coalescing backlog.
-		batch, ok := l.takeKeyedLocked(batch)
-		if !ok {
+		var taken bool
+		if batch, taken = l.takeKeyedLocked(batch); !taken {
 			return batch, backlog, nextStale
 		}
 		return batch, backlog, nextBatch

@@ -30,9 +30,10 @@ import (
 // is called for one notification at a time, in the order the informer
 // processed them, so the changes of one object arrive in order; it may lag
 // behind the cache and behind other handlers, and a slow handler delays no
-// one but itself. A handler may bound its buffer instead (see
-// [HandlerOptions.Coalesce] and [HandlerOptions.MaxBacklog]). Intermediate states of an object may be skipped, but the
-// last notification about an object carries its latest state. A handler
+// one but itself; it may bound its buffer instead (see
+// [HandlerOptions.Coalesce] and [HandlerOptions.MaxBacklog]). Intermediate
+// states of an object may be skipped, but the last notification about an
+// object carries its latest state. A handler
 // whose resync period is due (see AddEventHandlerWithResyncPeriod) also gets
 // an update for every cached object, changed or not.
 //
