@@ -18,6 +18,7 @@ import (
 
 	framework "github.com/informer-go/informer/cache/testing"
 	"github.com/informer-go/informer/internal/benchkit"
+	"github.com/informer-go/informer/wait"
 )
 
 // backlogKeys and backlogUpdates are the load of the blocked-handler tests:
@@ -108,8 +109,8 @@ func TestBlockedHandlerBacklogStaysBounded(t *testing.T) {
 					counter.Expect(int64(backlogKeys + sent))
 					select {
 					case <-counter.Reached():
-					case <-t.Context().Done():
-						t.Fatal("test deadline")
+					case <-time.After(wait.ForeverTestTimeout):
+						t.Fatalf("the informer did not deliver %d updates in %v", backlogPace, wait.ForeverTestTimeout)
 					}
 					largest = max(largest, l.backlog())
 					if sent%(tc.updates/10) == 0 {
