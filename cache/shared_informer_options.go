@@ -124,7 +124,8 @@ type HandlerOptions struct {
 	// pending notifications are dropped: the handler's backlog keeps, per
 	// object they were about, only the object's key and the state the
 	// handler last saw (nothing when it had none), and further changes
-	// only add keys. When the handler gets to a key, it is told the
+	// only add keys: one entry per changed object, however many events.
+	// When the handler gets to a key, it is told the
 	// difference between that state and the informer's current store: an
 	// update from the state it saw to the stored one, an add of what it
 	// did not have, a delete (of a [DeletedFinalStateUnknown] carrying the
