@@ -107,6 +107,10 @@ type processorListener struct {
 	// lowDrains counts the drains in a row that found pending oversized,
 	// and lowPeak is the largest peak among them. guarded by mu.
 	peak, lowDrains, lowPeak int
+	// initialReleased is set once pending, drained after the handler
+	// synced, was given back the memory the initial list grew it to (see
+	// releaseInitialLocked). guarded by mu.
+	initialReleased bool
 	// idle is set by run before it waits for wake, and cleared by whoever
 	// sends the wake-up. guarded by mu; at most one wake-up is in flight.
 	idle bool
@@ -257,6 +261,26 @@ func (l *processorListener) wakeLocked() {
 // upstreamHasSynced records that the informer has synced.
 func (l *processorListener) upstreamHasSynced() {
 	l.syncTracker.UpstreamHasSynced()
+	l.mu.Lock()
+	l.releaseInitialLocked()
+	l.mu.Unlock()
+}
+
+// releaseInitialLocked gives back, once, the memory the initial list grew
+// pending to: when the handler has synced and pending is empty, a buffer
+// larger than listenerNormalBufferSize is replaced by one of that size.
+// Without it, a listener that sees no burst after its initial list (and so
+// never drains an oversized buffer again, see shrinkLocked) would keep a slot
+// per object of that list.
+func (l *processorListener) releaseInitialLocked() {
+	if l.initialReleased || l.pending.Len() > 0 || !l.syncTracker.HasSynced() {
+		return
+	}
+	l.initialReleased = true
+	if l.pending.Cap() > listenerNormalBufferSize {
+		l.pending = *buffer.NewTypedRingGrowing[notification](buffer.RingGrowingOptions{InitialSize: listenerNormalBufferSize})
+		l.peak, l.lowDrains, l.lowPeak = 0, 0, 0
+	}
 }
 
 // start starts the delivery goroutine in wg, unless it was started already
@@ -366,6 +390,7 @@ func (l *processorListener) next(batch []notification) ([]notification, int, nex
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for l.backlogLocked() == 0 && !l.stopped {
+		l.releaseInitialLocked()
 		l.idle = true
 		l.mu.Unlock()
 		<-l.wake // sent by add or stop

@@ -21,6 +21,20 @@ func newTestListener(handler ResourceEventHandler) *processorListener {
 	return newProcessorListener(klog.Background(), handler, 0, 0, realClock, "test")
 }
 
+// startTestListener starts a listener for handler, stopped and waited for
+// when the test ends.
+func startTestListener(t *testing.T, handler ResourceEventHandler) *processorListener {
+	t.Helper()
+	l := newTestListener(handler)
+	var wg sync.WaitGroup
+	l.start(&wg)
+	t.Cleanup(func() {
+		l.stop()
+		wg.Wait()
+	})
+	return l
+}
+
 // addOf returns an add notification for a test object named name.
 func addOf(name string, initial bool) notification {
 	return notification{kind: addNotification, isInInitialList: initial, newObj: pom(name, "1")}
@@ -132,27 +146,23 @@ func TestListenerStopBeforeStart(t *testing.T) {
 	l.stop() // idempotent
 }
 
+// bufferCap returns the capacity of l's ring buffer.
+func bufferCap(l *processorListener) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.pending.Cap()
+}
+
 func TestListenerShrinksAfterBurst(t *testing.T) {
 	const burst = 50_000
 	h := newBlockingHandler()
-	l := newTestListener(h)
-	var wg sync.WaitGroup
-	l.start(&wg)
-	defer func() {
-		l.stop()
-		wg.Wait()
-	}()
+	l := startTestListener(t, h)
 	l.add(addOf("first", false))
 	h.waitEntered(t)
 	for i := range burst {
 		l.add(addOf(fmt.Sprintf("o%d", i), false))
 	}
-	capacity := func() int {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		return l.pending.Cap()
-	}
-	if c := capacity(); c < burst {
+	if c := bufferCap(l); c < burst {
 		t.Fatalf("buffer capacity %d after a burst of %d", c, burst)
 	}
 	close(h.release)
@@ -163,20 +173,57 @@ func TestListenerShrinksAfterBurst(t *testing.T) {
 		l.add(addOf(fmt.Sprintf("trickle%d", i), false))
 		h.waitForCount(t, burst+2+i)
 	}
-	if c := capacity(); c > listenerNormalBufferSize {
+	if c := bufferCap(l); c > listenerNormalBufferSize {
 		t.Errorf("buffer capacity %d after the burst drained, want at most %d", c, listenerNormalBufferSize)
+	}
+}
+
+// TestListenerReleasesInitialListBuffer checks that the buffer grown for an
+// initial list goes back to its normal size once the handler synced, whether
+// the informer synced before or after the handler drained the list.
+func TestListenerReleasesInitialListBuffer(t *testing.T) {
+	const initial = 50_000
+	for _, tc := range []struct {
+		name               string
+		upstreamAfterDrain bool
+	}{
+		{name: "informer synced first"},
+		{name: "handler drained first", upstreamAfterDrain: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newBlockingHandler()
+			l := startTestListener(t, h)
+			objs := make([]any, initial)
+			for i := range objs {
+				objs[i] = pom(fmt.Sprintf("o%d", i), "1")
+			}
+			l.addInitial(objs)
+			h.waitEntered(t)
+			if c := bufferCap(l); c < initial/2 {
+				t.Fatalf("buffer capacity %d for an initial list of %d", c, initial)
+			}
+			if !tc.upstreamAfterDrain {
+				l.upstreamHasSynced()
+			}
+			close(h.release)
+			h.waitForCount(t, initial)
+			if tc.upstreamAfterDrain {
+				waitFor(t, "the listener to go idle", func() bool {
+					l.mu.Lock()
+					defer l.mu.Unlock()
+					return l.idle
+				})
+				l.upstreamHasSynced()
+			}
+			waitClosed(t, "registration sync", l.HasSyncedChecker().Done())
+			waitFor(t, "the initial buffer to be released", func() bool { return bufferCap(l) <= listenerNormalBufferSize })
+		})
 	}
 }
 
 func TestListenerSyncTracking(t *testing.T) {
 	h := newBlockingHandler()
-	l := newTestListener(h)
-	var wg sync.WaitGroup
-	l.start(&wg)
-	defer func() {
-		l.stop()
-		wg.Wait()
-	}()
+	l := startTestListener(t, h)
 	l.addInitial([]any{pom("a", "1"), pom("b", "2")})
 	l.add(addOf("c", true))
 	l.add(addOf("d", false)) // not initial: does not count
