@@ -143,20 +143,6 @@ type processorListener struct {
 	// waiting for in ShutDownEventHandler, if any; used to refuse waits
 	// that would deadlock.
 	waitingFor atomic.Pointer[processorListener]
-
-	// The resync fields are guarded by the owning processor's lock.
-
-	// requestedResyncPeriod is the period asked for (after the minimum was
-	// applied), kept to recompute resyncPeriod when the informer's check
-	// period changes before start.
-	requestedResyncPeriod time.Duration
-	// resyncPeriod is the effective period; 0 means no resync.
-	resyncPeriod time.Duration
-	// nextResync is when the next resync is due.
-	nextResync time.Time
-	// syncing says whether the notifications of the current resync (and
-	// same-resourceVersion updates) go to this listener. It starts true.
-	syncing bool
 }
 
 var (
@@ -168,7 +154,7 @@ var (
 // until started.
 // upstreamName names the informer's [DoneChecker]; the registration's checker
 // is called "<upstreamName> + event handler <handler name>".
-func newProcessorListener(logger klog.Logger, handler ResourceEventHandler, requestedResyncPeriod, resyncPeriod time.Duration, clk clock.Clock, upstreamName string) *processorListener {
+func newProcessorListener(logger klog.Logger, handler ResourceEventHandler, clk clock.Clock, upstreamName string) *processorListener {
 	var name string
 	if typed, ok := handler.(interface{ name() string }); ok {
 		name = typed.name()
@@ -176,18 +162,14 @@ func newProcessorListener(logger klog.Logger, handler ResourceEventHandler, requ
 		name = nameForHandler(handler)
 	}
 	l := &processorListener{
-		logger:                klog.LoggerWithValues(logger, "handler", name),
-		handler:               handler,
-		handlerName:           name,
-		clock:                 clk,
-		syncTracker:           synctrack.NewSingleFileTracker(fmt.Sprintf("%s + event handler %s", upstreamName, name)),
-		wake:                  make(chan struct{}, 1),
-		stopCh:                make(chan struct{}),
-		runFinished:           make(chan struct{}),
-		requestedResyncPeriod: requestedResyncPeriod,
-		resyncPeriod:          resyncPeriod,
-		nextResync:            clk.Now().Add(resyncPeriod),
-		syncing:               true,
+		logger:      klog.LoggerWithValues(logger, "handler", name),
+		handler:     handler,
+		handlerName: name,
+		clock:       clk,
+		syncTracker: synctrack.NewSingleFileTracker(fmt.Sprintf("%s + event handler %s", upstreamName, name)),
+		wake:        make(chan struct{}, 1),
+		stopCh:      make(chan struct{}),
+		runFinished: make(chan struct{}),
 	}
 	return l
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/klog/v2"
-	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/informer-go/informer/wait"
 )
@@ -18,7 +17,7 @@ import (
 // newTestListener returns a listener for handler without resync, with a
 // registration named after "test".
 func newTestListener(handler ResourceEventHandler) *processorListener {
-	return newProcessorListener(klog.Background(), handler, 0, 0, realClock, "test")
+	return newProcessorListener(klog.Background(), handler, realClock, "test")
 }
 
 // startTestListener starts a listener for handler, stopped and waited for
@@ -289,84 +288,12 @@ func TestListenerRecoversFromPanics(t *testing.T) {
 	})
 }
 
-func TestProcessorDistributesSyncsOnlyToSyncingListeners(t *testing.T) {
-	clk := testingclock.NewFakeClock(time.Now())
-	p := newSharedProcessor(clk)
-	logger := klog.Background()
-	type spec struct {
-		name   string
-		period time.Duration
-	}
-	specs := []spec{{"never", 0}, {"second", time.Second}, {"minute", time.Minute}}
-	recs := map[string]*recorder{}
-	for _, s := range specs {
-		recs[s.name] = newRecorder()
-		p.addListener(newProcessorListener(logger, recs[s.name], s.period, s.period, clk, "test"))
-	}
-	p.run()
-	defer p.stop()
-
-	counts := func() map[string]int {
-		got := map[string]int{}
-		for name, r := range recs {
-			got[name] = r.count()
-		}
-		return got
-	}
-	sync := notification{kind: updateNotification, oldObj: pom("a", "1"), newObj: pom("a", "1")}
-	total := 0
-	distributeSync := func() {
-		p.distribute(sync, true)
-		p.distribute(notification{kind: addNotification, newObj: pom("marker", "1")}, false)
-		total++
-		for _, r := range recs {
-			r.waitFor(t, "marker", func(e []event) bool {
-				n := 0
-				for _, ev := range e {
-					if ev.Key == "ns/marker" {
-						n++
-					}
-				}
-				return n == total
-			})
-		}
-	}
-
-	// Listeners start out syncing: before the first resync check, syncs
-	// reach everybody (as after a relist with resync disabled).
-	distributeSync()
-	if diff := cmp.Diff(map[string]int{"never": 2, "second": 2, "minute": 2}, counts()); diff != "" {
-		t.Errorf("calls before any resync check (-want +got):\n%s", diff)
-	}
-
-	steps := []struct {
-		advance time.Duration
-		due     bool
-		want    map[string]int
-	}{
-		{advance: 0, due: false, want: map[string]int{"never": 3, "second": 3, "minute": 3}},
-		{advance: time.Second, due: true, want: map[string]int{"never": 4, "second": 5, "minute": 4}},
-		{advance: 500 * time.Millisecond, due: false, want: map[string]int{"never": 5, "second": 6, "minute": 5}},
-		{advance: time.Minute, due: true, want: map[string]int{"never": 6, "second": 8, "minute": 7}},
-	}
-	for i, step := range steps {
-		clk.Step(step.advance)
-		if due := p.shouldResync(); due != step.due {
-			t.Errorf("step %d: shouldResync() = %v, want %v", i, due, step.due)
-		}
-		distributeSync()
-		if diff := cmp.Diff(step.want, counts()); diff != "" {
-			t.Errorf("step %d: calls (-want +got):\n%s", i, diff)
-		}
-	}
-}
-
 func TestProcessorRemoveListener(t *testing.T) {
 	p := newSharedProcessor(realClock)
 	ls := make([]*processorListener, 5)
 	for i := range ls {
 		ls[i] = newTestListener(newRecorder())
-		p.addListener(ls[i])
+		p.addListener(ls[i], resyncSchedule{})
 	}
 	if err := p.removeListener(ls[1]); err != nil {
 		t.Fatal(err)
@@ -389,7 +316,7 @@ func TestProcessorRemoveListener(t *testing.T) {
 	for i, l := range ls {
 		waitClosed(t, fmt.Sprintf("ShutdownChan of listener %d", i), l.ShutdownChan())
 	}
-	if p.addListener(newTestListener(newRecorder())) {
+	if p.addListener(newTestListener(newRecorder()), resyncSchedule{}) {
 		t.Error("a stopped processor accepted a listener")
 	}
 }

@@ -327,7 +327,7 @@ func BenchmarkListenerDistribute(b *testing.B) {
 			hs := make([]*benchkit.LatencyHandler, handlers)
 			for i := range hs {
 				hs[i] = benchkit.NewLatencyHandler(nil, 0)
-				p.addListener(newProcessorListener(discardLogger(), hs[i], 0, 0, realClock, "bench"))
+				p.addListener(newProcessorListener(discardLogger(), hs[i], realClock, "bench"), resyncSchedule{})
 			}
 			p.run()
 			defer p.stop()
