@@ -25,6 +25,9 @@ type sharedProcessor struct {
 	// and only if index maps it to its position there.
 	listeners []registeredListener
 	index     map[*processorListener]int // guarded by mu
+	// someSkipSyncs is set when a listener skips syncs (never, unless some
+	// handler has a resync period). guarded by mu.
+	someSkipSyncs bool
 	// running is set by run and cleared by stop. guarded by mu.
 	running bool
 	// stopped is set by stop. guarded by mu.
@@ -60,6 +63,7 @@ func (p *sharedProcessor) addListener(l *processorListener, resync resyncSchedul
 	}
 	p.index[l] = len(p.listeners)
 	p.listeners = append(p.listeners, registeredListener{l, resync})
+	p.someSkipSyncs = p.someSkipSyncs || resync.skipsSyncs
 	if p.running {
 		l.start(&p.wg)
 	}
@@ -89,17 +93,32 @@ func (p *sharedProcessor) removeListener(handle ResourceEventHandlerRegistration
 	p.listeners[last] = registeredListener{}
 	p.listeners = p.listeners[:last]
 	delete(p.index, l)
+	p.someSkipSyncs = p.someSkipSyncsLocked()
 	l.stop()
 	return nil
 }
 
-// distribute queues n for every listener or, for a sync notification, only
-// for the listeners whose resync is due (see shouldResync). It never blocks
-// on a handler.
-func (p *sharedProcessor) distribute(n notification, isSync bool) {
+// distribute queues n, an add or a delete, for every listener. It never
+// blocks on a handler.
+func (p *sharedProcessor) distribute(n notification) {
 	p.mu.RLock()
 	for i := range p.listeners {
-		if isSync && !p.listeners[i].resync.due {
+		p.listeners[i].add(n)
+	}
+	p.mu.RUnlock()
+}
+
+// distributeUpdate queues an update from oldObj to newObj for every listener
+// or, when it is a sync (see isResync), only for the listeners that do not
+// skip syncs (see shouldResync). Whether it is a sync is only worked out when
+// some listener skips syncs: it reads the old object, which is seldom in the
+// CPU's cache. It never blocks on a handler.
+func (p *sharedProcessor) distributeUpdate(oldObj, newObj any) {
+	n := notification{kind: updateNotification, oldObj: oldObj, newObj: newObj}
+	p.mu.RLock()
+	isSync := p.someSkipSyncs && isResync(oldObj, newObj)
+	for i := range p.listeners {
+		if isSync && p.listeners[i].resync.skipsSyncs {
 			continue
 		}
 		p.listeners[i].add(n)

@@ -30,10 +30,10 @@ import (
 //  4. Processing (processDeltas). A Sync delta is stored and reported as an
 //     update from the stored object to itself; a SyncAll reports
 //     OnUpdate(obj, obj) for every stored object.
-//  5. Fan-out (informerEvents.OnUpdate). An update that keeps the resource
-//     version is a sync (isResync), whatever caused it: a resync, or, as in
-//     client-go, a relist or watch event of an unchanged object. The
-//     processor hands a sync only to the due listeners (distribute).
+//  5. Fan-out (processor.distributeUpdate). An update that keeps the
+//     resource version is a sync (isResync), whatever caused it: a resync,
+//     or, as in client-go, a relist or watch event of an unchanged object.
+//     The processor hands a sync only to the due listeners.
 
 // minimumResyncPeriod is the smallest positive resync period a handler can
 // get; smaller requests are raised to it.
@@ -50,17 +50,18 @@ type resyncSchedule struct {
 	period time.Duration
 	// next is when the next resync is due.
 	next time.Time
-	// due says whether syncs (the updates of the current resync, and the
-	// other updates that keep the resource version) go to the listener.
-	// It starts true, so that before the first check syncs reach every
-	// handler, as after a relist when resyncs are disabled.
-	due bool
+	// skipsSyncs is set by a resync check that found the listener not
+	// due: until a check finds it due, syncs (the updates of a resync, and
+	// the other updates that keep the resource version) skip it. It starts
+	// false, so that before the first check syncs reach every handler, as
+	// after a relist when resyncs are disabled.
+	skipsSyncs bool
 }
 
 // newResyncSchedule returns the schedule of a handler that asked for
 // requested and gets period, added at now.
 func newResyncSchedule(now time.Time, requested, period time.Duration) resyncSchedule {
-	return resyncSchedule{requested: requested, period: period, next: now.Add(period), due: true}
+	return resyncSchedule{requested: requested, period: period, next: now.Add(period)}
 }
 
 // handlerResyncPeriodLocked returns the resync period a handler added with
@@ -111,8 +112,8 @@ func determineResyncPeriod(logger klog.Logger, desired, check time.Duration) tim
 }
 
 // shouldResync is the informer's [ShouldResyncFunc]: it marks the listeners
-// whose resync is due, schedules their next resync, and reports whether any
-// is due.
+// whose resync is due (the others skip syncs until the next check),
+// schedules their next resync, and reports whether any is due.
 func (p *sharedProcessor) shouldResync() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -120,13 +121,25 @@ func (p *sharedProcessor) shouldResync() bool {
 	anyDue := false
 	for i := range p.listeners {
 		r := &p.listeners[i].resync
-		r.due = r.period != 0 && !now.Before(r.next)
-		if r.due {
+		due := r.period != 0 && !now.Before(r.next)
+		r.skipsSyncs = !due
+		if due {
 			anyDue = true
 			r.next = now.Add(r.period)
 		}
 	}
+	p.someSkipSyncs = p.someSkipSyncsLocked()
 	return anyDue
+}
+
+// someSkipSyncsLocked reports whether some listener skips syncs.
+func (p *sharedProcessor) someSkipSyncsLocked() bool {
+	for i := range p.listeners {
+		if p.listeners[i].resync.skipsSyncs {
+			return true
+		}
+	}
+	return false
 }
 
 // resyncCheckPeriodChanged recomputes every listener's effective resync

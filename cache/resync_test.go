@@ -33,11 +33,10 @@ func TestProcessorDistributesSyncsOnlyToSyncingListeners(t *testing.T) {
 		}
 		return got
 	}
-	sync := notification{kind: updateNotification, oldObj: pom("a", "1"), newObj: pom("a", "1")}
 	total := 0
 	distributeSync := func() {
-		p.distribute(sync, true)
-		p.distribute(notification{kind: addNotification, newObj: pom("marker", "1")}, false)
+		p.distributeUpdate(pom("a", "1"), pom("a", "1"))
+		p.distribute(notification{kind: addNotification, newObj: pom("marker", "1")})
 		total++
 		for _, r := range recs {
 			r.waitFor(t, "marker", func(e []event) bool {

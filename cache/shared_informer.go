@@ -547,7 +547,7 @@ func (e *informerEvents) OnAdd(obj any, isInInitialList bool) {
 	if e.detectMutations {
 		e.mutationDetector.AddObject(obj)
 	}
-	e.processor.distribute(notification{kind: addNotification, isInInitialList: isInInitialList, newObj: obj}, false)
+	e.processor.distribute(notification{kind: addNotification, isInInitialList: isInInitialList, newObj: obj})
 }
 
 // OnUpdate distributes an update. An update that does not change the
@@ -557,12 +557,12 @@ func (e *informerEvents) OnUpdate(oldObj, newObj any) {
 	if e.detectMutations {
 		e.mutationDetector.AddObject(newObj)
 	}
-	e.processor.distribute(notification{kind: updateNotification, oldObj: oldObj, newObj: newObj}, isResync(oldObj, newObj))
+	e.processor.distributeUpdate(oldObj, newObj)
 }
 
 // OnDelete distributes a delete to every handler.
 func (e *informerEvents) OnDelete(obj any) {
-	e.processor.distribute(notification{kind: deleteNotification, oldObj: obj}, false)
+	e.processor.distribute(notification{kind: deleteNotification, oldObj: obj})
 }
 
 // informerStore is the [backlogSource] of the informer's listeners.

@@ -335,7 +335,7 @@ func BenchmarkListenerDistribute(b *testing.B) {
 			n := 0
 			for b.Loop() {
 				n++
-				p.distribute(notification{kind: updateNotification, oldObj: obj, newObj: obj}, false)
+				p.distribute(notification{kind: updateNotification, oldObj: obj, newObj: obj})
 			}
 			for _, h := range hs {
 				h.Expect(int64(n))
