@@ -117,6 +117,10 @@ type processorListener struct {
 	// lastSlowLog is when run last logged a slow batch; only run uses it.
 	lastSlowLog time.Time
 
+	// observer feeds the handler's run metrics; nil means none. Set before
+	// the listener starts; only run uses it.
+	observer *handlerObserver
+
 	// waitingFor is the listener whose shutdown this listener's handler is
 	// waiting for in ShutDownEventHandler, if any; used to refuse waits
 	// that would deadlock.
@@ -284,6 +288,8 @@ func (l *processorListener) isStopped() bool {
 // run delivers notifications until the listener stops.
 func (l *processorListener) run() {
 	defer close(l.runFinished)
+	l.observer.begin()
+	defer l.observer.end()
 	id := currentGoroutineID()
 	listenerGoroutines.Store(id, l)
 	defer listenerGoroutines.Delete(id)
@@ -305,7 +311,7 @@ func (l *processorListener) run() {
 				clear(batch[i:])
 				break
 			}
-			if l.deliver(&batch[i]) && !l.pause() {
+			if l.deliverMeasured(&batch[i]) && !l.pause() {
 				clear(batch[i:])
 				break
 			}
@@ -325,6 +331,7 @@ func (l *processorListener) next(batch []notification) ([]notification, int, boo
 	for l.pending.Len() == 0 && !l.stopped {
 		l.idle = true
 		l.mu.Unlock()
+		l.observer.backlog(0)
 		<-l.wake // sent by add or stop
 		l.mu.Lock()
 	}
@@ -345,6 +352,7 @@ func (l *processorListener) next(batch []notification) ([]notification, int, boo
 		l.shrinkLocked()
 	}
 	l.mu.Unlock()
+	l.observer.backlog(backlog)
 	return batch, backlog, true
 }
 
