@@ -43,12 +43,12 @@ type informerMonitor struct {
 	firstSync  sync.Once
 
 	// Reflector goroutine only.
-	cycles       int
-	lastErr      error // the last list or watch error, which ends a cycle
-	listStart    time.Time
-	watchOpen    bool
-	watchStart   time.Time
-	watchEvents  int
+	cycles      int
+	lastErr     error // the last list or watch error, which ends a cycle
+	listStart   time.Time
+	watchOpen   bool
+	watchStart  time.Time
+	watchEvents int
 }
 
 var _ reflectorObserver = (*informerMonitor)(nil)
