@@ -194,7 +194,8 @@ func (c *controller) RunWithContext(ctx context.Context) {
 	monitor := c.config.monitor
 	monitor.start(r, c.config.Queue)
 	defer monitor.stop() // after wg.Wait below, unless processing panics
-	wg.Go(func() {       // exits on sync or ctx.Done(); waited for below
+	// Exits on sync or ctx.Done(); waited for below.
+	wg.Go(func() {
 		select {
 		case <-c.config.Queue.HasSyncedChecker().Done():
 			monitor.synced()

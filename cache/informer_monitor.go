@@ -32,6 +32,8 @@ type informerMonitor struct {
 
 	// reflector is the running reflector, nil before start.
 	reflector atomic.Pointer[Reflector]
+	// queueSynced is the queue's DoneChecker, nil before start.
+	queueSynced atomic.Pointer[DoneChecker]
 
 	// store is the informer's store if it can tell its size, else nil.
 	store interface{ len() int }
@@ -87,6 +89,8 @@ func (m *informerMonitor) start(r *Reflector, queue Queue) {
 	m.versions.start(queue)
 	m.status.started(r.Name(), m.labels.Type)
 	m.reflector.Store(r)
+	checker := queue.HasSyncedChecker()
+	m.queueSynced.Store(&checker)
 	r.observer = m
 }
 
@@ -102,7 +106,11 @@ func (m *informerMonitor) stop() {
 // syncStatus implements SyncStatusReporter.SyncStatus, and returns a channel
 // closed at the status's next significant change.
 func (m *informerMonitor) syncStatus() (SyncStatus, <-chan struct{}) {
-	st, changed := m.status.snapshot()
+	synced := false
+	if c := m.queueSynced.Load(); c != nil {
+		synced = IsDone(*c)
+	}
+	st, changed := m.status.snapshot(synced)
 	if r := m.reflector.Load(); r != nil {
 		st.LastSyncResourceVersion = r.LastSyncResourceVersion()
 	}

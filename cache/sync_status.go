@@ -113,9 +113,10 @@ type syncStatusRecorder struct {
 	clock clock.PassiveClock
 
 	mu sync.Mutex
-	// status is the status as recorded; Phase is the reflector's (one of
-	// NotStarted, Listing, StreamingList, Watching, Stopped) and snapshot
-	// derives the others. guarded by mu.
+	// status is the status as recorded, but for Synced, which snapshot
+	// takes from the queue; Phase is the reflector's (one of NotStarted,
+	// Listing, StreamingList, Watching, Stopped) and snapshot derives the
+	// others. guarded by mu.
 	status SyncStatus
 	// lastCycleListed says whether the list of the latest cycle succeeded.
 	// guarded by mu.
@@ -133,12 +134,13 @@ func newSyncStatusRecorder(clk clock.PassiveClock, typeDescription string) *sync
 	return &syncStatusRecorder{clock: clk, status: SyncStatus{Type: typeDescription, Phase: SyncPhaseNotStarted}}
 }
 
-// snapshot returns the status, and a channel closed at its next significant
-// change.
-func (s *syncStatusRecorder) snapshot() (SyncStatus, <-chan struct{}) {
+// snapshot returns the status, given whether the informer's queue has
+// synced, and a channel closed at its next significant change.
+func (s *syncStatusRecorder) snapshot(synced bool) (SyncStatus, <-chan struct{}) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.status
+	st.Synced = synced
 	switch {
 	case st.Phase == SyncPhaseWatching && !st.Synced:
 		st.Phase = SyncPhaseDeliveringInitialList
@@ -225,11 +227,10 @@ func (s *syncStatusRecorder) watchStarted() {
 	s.status.FailingSince = time.Time{}
 }
 
-// synced records that the informer synced.
+// synced wakes those waiting for a change: the informer synced.
 func (s *syncStatusRecorder) synced() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.status.Synced = true
 	s.notifyLocked()
 }
 

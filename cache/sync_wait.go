@@ -113,8 +113,10 @@ type syncStatusSource interface {
 // the informer (its object type and reflector), its phase and attempts, and
 // wrapping its last list or watch error: apierrors.IsForbidden(err) tells an
 // informer refused by RBAC from one that is merely slow. For several, it
-// joins their SyncErrors (errors.Join), in the order of informers. An
-// informer that stopped before syncing is reported with
+// joins their SyncErrors (errors.Join), in the order of informers; when
+// FailFast ends the wait, only the informers that failed for good are
+// reported, not those whose wait it cut short. An informer that stopped
+// before syncing is reported with
 // [ErrInformerStopped]. Informers of other packages are waited for through
 // their HasSyncedChecker and reported without a status; a nil informer is
 // reported at once as an error.
@@ -123,7 +125,7 @@ func WaitForSync(ctx context.Context, options WaitForSyncOptions, informers ...S
 	if isPermanent == nil {
 		isPermanent = IsPermanentSyncError
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	waitCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
 	errs := make([]error, len(informers))
@@ -136,9 +138,13 @@ func WaitForSync(ctx context.Context, options WaitForSyncOptions, informers ...S
 		// Each goroutine returns once its informer synced, ctx ended
 		// or, with FailFast, another informer failed for good.
 		wg.Go(func() {
-			err := waitForOneSync(ctx, informer, options.FailFast, isPermanent)
-			if se, ok := err.(*SyncError); ok && se.WaitErr == nil {
+			err := waitForOneSync(waitCtx, informer, options.FailFast, isPermanent)
+			se, ok := err.(*SyncError)
+			switch {
+			case ok && se.WaitErr == nil:
 				cancel() // failed fast: the others need not wait
+			case ok && ctx.Err() == nil:
+				return // cut short by another's failure: not at fault
 			}
 			errs[i] = err
 		})
