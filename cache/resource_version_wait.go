@@ -76,9 +76,10 @@ type resourceVersionTracker struct {
 // resourceVersionWaiter is one pending WaitForResourceVersion.
 type resourceVersionWaiter struct {
 	target string
-	// position is the queue position to wait for, 0 while the reflector
-	// has not reached target.
-	position uint64
+	// position is the queue position to wait for, once positioned: the
+	// reflector reached target.
+	position   uint64
+	positioned bool
 	// done is closed when the wait ends, with err set before.
 	done chan struct{}
 	err  error
@@ -106,13 +107,13 @@ func (t *resourceVersionTracker) wait(ctx context.Context, target string) error 
 		return ErrStoppedBeforeResourceVersion
 	}
 	w := &resourceVersionWaiter{target: target}
-	if atLeast(t.reached, target) {
+	if t.queue != nil && atLeast(t.reached, target) {
 		queued, applied := t.queue.progress()
 		if applied >= queued {
 			t.mu.Unlock()
 			return nil
 		}
-		w.position = queued
+		w.position, w.positioned = queued, true
 	}
 	w.done = make(chan struct{})
 	t.waiters = append(t.waiters, w)
@@ -154,10 +155,10 @@ func (t *resourceVersionTracker) resourceVersionReached(rv string) {
 	queued, applied := t.queue.progress()
 	for i := 0; i < len(t.waiters); {
 		w := t.waiters[i]
-		if w.position == 0 && atLeast(rv, w.target) {
-			w.position = queued
+		if !w.positioned && atLeast(rv, w.target) {
+			w.position, w.positioned = queued, true
 		}
-		if w.position != 0 && applied >= w.position {
+		if w.positioned && applied >= w.position {
 			t.releaseLocked(i, nil)
 			continue
 		}
@@ -178,7 +179,7 @@ func (t *resourceVersionTracker) popped() {
 	}
 	_, applied := t.queue.progress()
 	for i := 0; i < len(t.waiters); {
-		if w := t.waiters[i]; w.position != 0 && applied >= w.position {
+		if w := t.waiters[i]; w.positioned && applied >= w.position {
 			t.releaseLocked(i, nil)
 			continue
 		}
