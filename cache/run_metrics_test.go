@@ -115,13 +115,15 @@ func (h *seriesHandle) IncRelists(reason RelistReason) { h.add("relists/"+string
 func (h *seriesHandle) IncWatchRestarts(cause WatchRestartCause) {
 	h.add("watch_restarts/"+string(cause), 1)
 }
-func (h *seriesHandle) IncEvents(t watch.EventType)            { h.add("events/"+string(t), 1) }
-func (h *seriesHandle) SetStoreObjects(n int)                  { h.set("store_objects", float64(n)) }
-func (h *seriesHandle) SetLastSyncResourceVersion(rv float64)  { h.set("last_rv", rv) }
-func (h *seriesHandle) SetFirstSyncDuration(d time.Duration)   { h.set("first_sync_seconds", d.Seconds()) }
-func (h *seriesHandle) SetBacklog(n int)                       { h.set("backlog", float64(n)) }
-func (h *seriesHandle) ObserveDelivery(d time.Duration)        { h.add("deliveries", 1) }
-func (h *seriesHandle) IncPanics()                             { h.add("panics", 1) }
+func (h *seriesHandle) IncEvents(t watch.EventType)           { h.add("events/"+string(t), 1) }
+func (h *seriesHandle) SetStoreObjects(n int)                 { h.set("store_objects", float64(n)) }
+func (h *seriesHandle) SetLastSyncResourceVersion(rv float64) { h.set("last_rv", rv) }
+func (h *seriesHandle) SetFirstSyncDuration(d time.Duration) {
+	h.set("first_sync_seconds", d.Seconds())
+}
+func (h *seriesHandle) SetBacklog(n int)                { h.set("backlog", float64(n)) }
+func (h *seriesHandle) ObserveDelivery(d time.Duration) { h.add("deliveries", 1) }
+func (h *seriesHandle) IncPanics()                      { h.add("panics", 1) }
 func (h *seriesHandle) Release() {
 	h.p.mu.Lock()
 	defer h.p.mu.Unlock()
