@@ -63,9 +63,10 @@ func newInformerMonitor(clk clock.Clock, objectType any, description string, ide
 	if description == "" {
 		description = describeExpectedType(objectType, expectedKind(objectType))
 	}
-	labels := InformerMetricLabels{Name: identifier.Name(), Type: description}
-	if gvr := identifier.GroupVersionResource(); !gvr.Empty() {
-		labels.Resource = gvr.String()
+	labels := InformerMetricLabels{
+		Name:     identifier.Name(),
+		Resource: identifier.GroupVersionResource().GroupResource().String(),
+		Type:     description,
 	}
 	m := &informerMonitor{
 		clock:    clk,
@@ -125,10 +126,10 @@ func (m *informerMonitor) waitForResourceVersion(ctx context.Context, resourceVe
 
 // popped is called after every Pop of the informer's queue.
 func (m *informerMonitor) popped() {
-	m.versions.popped()
 	if m.metricsOn && m.store != nil {
 		m.metrics.SetStoreObjects(m.store.len())
 	}
+	m.versions.popped() // after the metrics, so that a waiter sees them
 }
 
 // synced is called when the informer's queue has synced.

@@ -49,8 +49,7 @@ type InformerMetricLabels struct {
 	// ([InformerNameAndResource]), "" when it has none.
 	Name string
 	// Resource is the resource of the informer's identifier, as
-	// "version.resource.group" ([schema.GroupVersionResource.String]), ""
-	// when it has none.
+	// "resource.group" ("pods", "deployments.apps"), "" when it has none.
 	Resource string
 	// Type describes the informer's objects, as [SyncStatus.Type].
 	Type string
