@@ -98,6 +98,12 @@ type InformerFactoryOptions struct {
 	// InOrder selects client-go's default pipeline for every informer; see
 	// [SharedIndexInformerOptions].
 	InOrder bool
+	// WatchLiveness, when not nil, restarts the silent watches of every
+	// informer; see [WatchLivenessOptions].
+	WatchLiveness *WatchLivenessOptions
+	// RunMetricsProvider provides the run metrics of every informer; nil
+	// means the process-wide provider, if any. See [RunMetricsProvider].
+	RunMetricsProvider RunMetricsProvider
 }
 
 // InformerFactory hands out shared informers, one per object type and
@@ -200,9 +206,11 @@ func (f *InformerFactory) InformerFor(exampleObject runtime.Object, selection In
 		resync = f.options.ResyncPeriod
 	}
 	informer := NewSharedIndexInformerWithOptions(lw, exampleObject, SharedIndexInformerOptions{
-		ResyncPeriod: resync,
-		Indexers:     Indexers{NamespaceIndex: MetaNamespaceIndexFunc},
-		InOrder:      f.options.InOrder,
+		ResyncPeriod:       resync,
+		Indexers:           Indexers{NamespaceIndex: MetaNamespaceIndexFunc},
+		InOrder:            f.options.InOrder,
+		WatchLiveness:      f.options.WatchLiveness,
+		RunMetricsProvider: f.options.RunMetricsProvider,
 	})
 	if f.options.Transform != nil {
 		if err := informer.SetTransform(f.options.Transform); err != nil {
