@@ -2,7 +2,6 @@ package cache
 
 import (
 	"errors"
-	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -183,22 +182,14 @@ func watchRestartCauseFor(err error) WatchRestartCause {
 	}
 }
 
-var runMetrics = struct {
-	once     sync.Once
-	mu       sync.RWMutex
-	provider RunMetricsProvider // guarded by mu; nil means no metrics
-}{}
+var runMetrics processWideProvider[RunMetricsProvider]
 
 // SetRunMetricsProvider sets the process-wide [RunMetricsProvider], used by
-// informers that start running afterwards without one of their own. Only
-// the first call has an effect, as for [SetInformerMetricsProvider]. It is
-// safe for concurrent use. It is not part of client-go's API.
+// informers created afterwards without one of their own. Only the first call
+// has an effect, as for [SetInformerMetricsProvider]. It is safe for
+// concurrent use. It is not part of client-go's API.
 func SetRunMetricsProvider(provider RunMetricsProvider) {
-	runMetrics.once.Do(func() {
-		runMetrics.mu.Lock()
-		runMetrics.provider = provider
-		runMetrics.mu.Unlock()
-	})
+	runMetrics.setOnce(provider)
 }
 
 // resolveRunMetricsProvider returns provider, or the process-wide one when
@@ -207,9 +198,10 @@ func resolveRunMetricsProvider(provider RunMetricsProvider) RunMetricsProvider {
 	if provider != nil && !isNilObject(provider) {
 		return provider
 	}
-	runMetrics.mu.RLock()
-	defer runMetrics.mu.RUnlock()
-	return runMetrics.provider
+	if p := runMetrics.get(); p != nil && !isNilObject(p) {
+		return p
+	}
+	return nil
 }
 
 // noopRunMetrics records nothing.

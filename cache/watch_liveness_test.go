@@ -76,14 +76,13 @@ func TestWatchLiveness(t *testing.T) {
 				// pass without a restart (and within the 11 minutes
 				// after which the reflector closes a watch the server
 				// should have closed).
-				watchIdle()
 				for i := range 3 {
+					watchIdle()
+					clk.Step(timeout - time.Second)
 					obj := touch(t, srv, "a", fmt.Sprint(i))
 					if err := inf.WaitForResourceVersion(ctx, obj.ResourceVersion); err != nil {
 						t.Fatal(err)
 					}
-					watchIdle()
-					clk.Step(timeout - time.Second)
 				}
 				if lists, rewatches := livenessRequests(srv); len(rewatches) != 0 {
 					t.Fatalf("watch restarted while events flowed: %d lists, rewatches at %v", lists, rewatches)
