@@ -116,7 +116,9 @@ var errStopRequested = errors.New("stop requested")
 //     minute after the longest timeout the reflector asks for (twice the
 //     minimum watch timeout) is closed and reopened the same way, since a
 //     hanging connection would otherwise keep the store stale for good
-//     (client-go waits on it). A watch that fails (Expired, an error event,
+//     (client-go waits on it). With ReflectorOptions.WatchLiveness, a watch
+//     that receives neither an event nor a bookmark for its liveness timeout
+//     is reopened the same way, sooner. A watch that fails (Expired, an error event,
 //     a stream closed within a second without events, a failed resync)
 //     relists after a backoff delay. Throttling (429) and refused
 //     connections retry the watch after a backoff delay; internal errors
