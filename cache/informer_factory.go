@@ -294,7 +294,9 @@ func (f *InformerFactory) startPendingLocked(ctx context.Context) {
 // nil if its cache synced, otherwise why not: [ErrInformerNotStarted] for an
 // informer no Start has run (one requested while the context of a Start is
 // live counts as started), [ErrInformerStopped] (wrapped) for one that
-// stopped before syncing, and the cause of ctx's end (wrapped) for the rest.
+// stopped before syncing, and for the rest a [*SyncError] (wrapped) with the
+// informer's status, which wraps the cause of ctx's end and the informer's
+// last list or watch error (errors.Is and apierrors.IsForbidden see both).
 // It does not wait for informers that are not started or have stopped.
 func (f *InformerFactory) WaitForCacheSync(ctx context.Context) map[InformerKey]error {
 	f.mu.Lock()
@@ -336,8 +338,12 @@ func waitForInformerSync(ctx context.Context, fi *factoryInformer) error {
 	case <-fi.stopped:
 		return fmt.Errorf("%v: %w", fi.key, ErrInformerStopped)
 	default:
-		return fmt.Errorf("%v: cache not synced: %w", fi.key, context.Cause(ctx))
 	}
+	if status, ok := InformerSyncStatus(fi.informer); ok {
+		// Say why: the informer's phase and last list or watch error.
+		return fmt.Errorf("%v: %w", fi.key, &SyncError{Status: status, WaitErr: context.Cause(ctx)})
+	}
+	return fmt.Errorf("%v: cache not synced: %w", fi.key, context.Cause(ctx))
 }
 
 // Shutdown marks the factory as shut down, then blocks until every goroutine

@@ -238,3 +238,29 @@ func TestWaitForSyncSeveralInformers(t *testing.T) {
 		}
 	})
 }
+
+// TestInformerFactoryWaitForCacheSyncCause checks that the factory's wait
+// reports why an informer did not sync: its error wraps the informer's last
+// list error as well as the context's.
+func TestInformerFactoryWaitForCacheSyncCause(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := framework.NewServer(framework.Options[*metav1.PartialObjectMetadata]{})
+		defer srv.Close()
+		failLists(srv, 1000, errRBACForbidden)
+		f := NewInformerFactory(InformerFactoryOptions{})
+		if _, err := f.InformerFor(&metav1.PartialObjectMetadata{}, InformerSelection{}, func(InformerSelection) ListerWatcher { return srv }); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		f.Start(ctx)
+		defer f.Shutdown()
+		defer cancel()
+		waitCtx, waitCancel := context.WithTimeout(ctx, time.Minute)
+		defer waitCancel()
+		for key, err := range f.WaitForCacheSync(waitCtx) {
+			if !apierrors.IsForbidden(err) || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), key.String()) {
+				t.Errorf("%v: %v, want Forbidden and DeadlineExceeded", key, err)
+			}
+		}
+	})
+}
