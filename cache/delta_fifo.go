@@ -113,6 +113,14 @@ type DeltaFIFO struct {
 	// and queue has no duplicates.
 	items map[string]Deltas
 	queue []string // guarded by mu
+	// firstDelta holds, for each key of queue at the same position, the
+	// number of its oldest pending delta; numbers count every delta
+	// appended, from one. Since keys are queued in the order of their
+	// oldest delta, every delta numbered below firstDelta[0] has been
+	// processed. guarded by mu.
+	firstDelta []uint64
+	// appended counts the deltas appended so far. guarded by mu.
+	appended uint64
 
 	sync   initialSync // guarded by mu
 	closed bool        // guarded by mu
@@ -128,6 +136,7 @@ var (
 	_ Queue             = (*DeltaFIFO)(nil)
 	_ TransformingStore = (*DeltaFIFO)(nil)
 	_ DoneChecker       = (*DeltaFIFO)(nil)
+	_ progressQueue     = (*DeltaFIFO)(nil)
 )
 
 // NewDeltaFIFO returns a DeltaFIFO keyed by keyFunc that consults
@@ -286,6 +295,7 @@ func (f *DeltaFIFO) transform(t DeltaType, key string, obj any) (any, error) {
 // appendLocked appends d to key's deltas, queueing key if it had none, and
 // collapses the last two deltas if both are deletions.
 func (f *DeltaFIFO) appendLocked(key string, d Delta) {
+	f.appended++
 	deltas, queued := f.items[key]
 	deltas = append(deltas, d)
 	if n := len(deltas); n >= 2 && deltas[n-1].Type == Deleted && deltas[n-2].Type == Deleted {
@@ -298,6 +308,7 @@ func (f *DeltaFIFO) appendLocked(key string, d Delta) {
 	}
 	if !queued {
 		f.queue = append(f.queue, key)
+		f.firstDelta = append(f.firstDelta, f.appended)
 	}
 	f.items[key] = deltas
 	f.cond.Broadcast()
@@ -344,6 +355,7 @@ func (f *DeltaFIFO) Replace(list []any, resourceVersion string) error {
 		f.items = make(map[string]Deltas, len(listed)) // spare a relist the rehashing
 	}
 	f.queue = slices.Grow(f.queue, len(listed))
+	f.firstDelta = slices.Grow(f.firstDelta, len(listed))
 	for i, key := range keys {
 		f.appendLocked(key, Delta{Type: action, Object: objs[i]})
 	}
@@ -455,6 +467,7 @@ func (f *DeltaFIFO) Pop(process PopProcessFunc) (any, error) {
 	isInInitialList := !f.sync.synced()
 	key := f.queue[0]
 	f.queue = dropFront(f.queue, 1)
+	f.firstDelta = dropFront(f.firstDelta, 1)
 	var deltas any = f.items[key] // boxed once
 	delete(f.items, key)
 	if f.keyOfferee != nil {
@@ -467,6 +480,17 @@ func (f *DeltaFIFO) Pop(process PopProcessFunc) (any, error) {
 	err := process(deltas, isInInitialList)
 	logSlowProcessing(f.logger, f.clock.Since(start), 1, depth, key)
 	return deltas, err
+}
+
+// progress implements progressQueue. Pop processes with the lock held, so no
+// delta is being processed while progress looks.
+func (f *DeltaFIFO) progress() (queued, applied uint64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.firstDelta) == 0 {
+		return f.appended, f.appended
+	}
+	return f.appended, f.firstDelta[0] - 1
 }
 
 // maxReusedQueueCap is the largest backing array a drained queue keeps for

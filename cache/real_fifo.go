@@ -101,6 +101,10 @@ type RealFIFO struct {
 
 	// items holds the queued deltas, oldest first. guarded by mu.
 	items []queuedDelta
+	// appended counts the deltas queued so far, and applied those popped
+	// whose process function has returned; deltas are processed in queue
+	// order. guarded by mu.
+	appended, applied uint64
 	// batchKeys is PopBatch's scratch set of the keys in the batch, empty
 	// between calls. guarded by mu.
 	batchKeys map[string]struct{}
@@ -122,6 +126,7 @@ var (
 	_ TransformingStore      = (*RealFIFO)(nil)
 	_ ReflectorBookmarkStore = (*RealFIFO)(nil)
 	_ DoneChecker            = (*RealFIFO)(nil)
+	_ progressQueue          = (*RealFIFO)(nil)
 )
 
 // NewRealFIFO returns a RealFIFO without atomic events, keyed by keyFunc,
@@ -291,6 +296,7 @@ func (f *RealFIFO) appendLocked(deltas ...queuedDelta) {
 		return
 	}
 	f.items = append(f.items, deltas...)
+	f.appended += uint64(len(deltas))
 	f.metrics.queuedItems.Set(float64(len(f.items)))
 	f.cond.Broadcast()
 }
@@ -471,6 +477,7 @@ func (f *RealFIFO) Pop(process PopProcessFunc) (any, error) {
 	var item any = Deltas{head.Delta} // boxed once
 	f.items = dropFront(f.items, 1)
 	defer f.sync.processed(f.sync.taking(1)) // argument evaluated now, decrement after process
+	defer f.markApplied(1)
 	f.metrics.queuedItems.Set(float64(len(f.items)))
 
 	err := f.processLocked(1, head.key, func() error {
@@ -539,6 +546,7 @@ func (f *RealFIFO) PopBatch(processBatch ProcessBatchFunc, processSingle PopProc
 	}
 	f.items = dropFront(f.items, n)
 	defer f.sync.processed(f.sync.taking(n)) // argument evaluated now, decrement after process
+	defer f.markApplied(n)
 	f.metrics.queuedItems.Set(float64(len(f.items)))
 
 	if n == 1 && processSingle != nil {
@@ -550,6 +558,19 @@ func (f *RealFIFO) PopBatch(processBatch ProcessBatchFunc, processSingle PopProc
 	return f.processLocked(n, first, func() error {
 		return processBatch(deltas, isInInitialList)
 	})
+}
+
+// markApplied records that the n deltas popped last have been processed. It
+// is called with the lock held, after processLocked took it back.
+func (f *RealFIFO) markApplied(n int) {
+	f.applied += uint64(n)
+}
+
+// progress implements progressQueue.
+func (f *RealFIFO) progress() (queued, applied uint64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.appended, f.applied
 }
 
 // waitLocked blocks until a delta is queued, or returns ErrFIFOClosed once the

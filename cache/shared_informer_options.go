@@ -70,6 +70,17 @@ type SharedIndexInformerOptions struct {
 	// the store may see a newer state than the notification it is
 	// handling.
 	InOrder bool
+
+	// WatchLiveness, when not nil, restarts watches that go silent; see
+	// [WatchLivenessOptions]. Nil, the default, does not. It is not part
+	// of client-go's API.
+	WatchLiveness *WatchLivenessOptions
+
+	// RunMetricsProvider provides the metrics of the informer's run and of
+	// its handlers (see [RunMetricsProvider]); nil means the process-wide
+	// provider ([SetRunMetricsProvider]), if any. It is not part of
+	// client-go's API.
+	RunMetricsProvider RunMetricsProvider
 }
 
 // HandlerOptions configures one handler registration; see
