@@ -369,7 +369,7 @@ func (c *threadSafeMap) List() []any {
 func (c *threadSafeMap) len() int {
 	c.lock.RLock()
 	defer c.lock.RUnlock()
-	return len(c.items)
+	return c.items.len()
 }
 
 // ListKeys returns every key.
