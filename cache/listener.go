@@ -10,7 +10,6 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
-	"github.com/informer-go/informer/buffer"
 	"github.com/informer-go/informer/cache/synctrack"
 )
 
@@ -42,17 +41,9 @@ func (n *notification) isInitialAdd() bool {
 }
 
 const (
-	// listenerNormalBufferSize is the capacity a listener's buffer shrinks
-	// back to after a burst; bursts grow it without bound.
-	listenerNormalBufferSize = 1024
-
 	// deliveryBatchSize is the most notifications a listener takes from its
 	// buffer per lock acquisition.
 	deliveryBatchSize = 256
-
-	// shrinkAfterDrains is how many drains in a row must find a listener's
-	// buffer oversized before it is shrunk.
-	shrinkAfterDrains = 8
 
 	// A batch of handler calls that takes longer than slowHandlerThreshold
 	// while more than slowHandlerBacklog notifications wait for the same
@@ -69,7 +60,7 @@ const (
 
 // processorListener delivers the notifications of one registered handler.
 // Producers (the shared processor, and AddEventHandler replaying the store)
-// append to an unbounded ring buffer under a short mutex; one goroutine, run,
+// append to an unbounded buffer (a notificationQueue) under a short mutex; one goroutine, run,
 // takes notifications out in batches and calls the handler without any lock
 // held. Adding never blocks, a slow handler only grows its own buffer, and
 // notifications reach the handler one at a time, in the order they were
@@ -98,19 +89,11 @@ type processorListener struct {
 	mu sync.Mutex
 	// pending holds the notifications not yet taken by run, in order.
 	// guarded by mu.
-	pending buffer.TypedRingGrowing[notification]
+	pending notificationQueue
 	// keyed, nil unless the backlog is bounded, holds the notifications
 	// that came after those of pending, merged per object key. guarded by
 	// mu.
 	keyed *coalescingBacklog
-	// peak is the largest backlog run found since pending last drained;
-	// lowDrains counts the drains in a row that found pending oversized,
-	// and lowPeak is the largest peak among them. guarded by mu.
-	peak, lowDrains, lowPeak int
-	// initialReleased is set once pending, drained after the handler
-	// synced, was given back the memory the initial list grew it to (see
-	// releaseInitialLocked). guarded by mu.
-	initialReleased bool
 	// idle is set by run before it waits for wake, and cleared by whoever
 	// sends the wake-up. guarded by mu; at most one wake-up is in flight.
 	idle bool
@@ -247,26 +230,6 @@ func (l *processorListener) wakeLocked() {
 // upstreamHasSynced records that the informer has synced.
 func (l *processorListener) upstreamHasSynced() {
 	l.syncTracker.UpstreamHasSynced()
-	l.mu.Lock()
-	l.releaseInitialLocked()
-	l.mu.Unlock()
-}
-
-// releaseInitialLocked gives back, once, the memory the initial list grew
-// pending to: when the handler has synced and pending is empty, a buffer
-// larger than listenerNormalBufferSize is replaced by one of that size.
-// Without it, a listener that sees no burst after its initial list (and so
-// never drains an oversized buffer again, see shrinkLocked) would keep a slot
-// per object of that list.
-func (l *processorListener) releaseInitialLocked() {
-	if l.initialReleased || l.pending.Len() > 0 || !l.syncTracker.HasSynced() {
-		return
-	}
-	l.initialReleased = true
-	if l.pending.Cap() > listenerNormalBufferSize {
-		l.pending = *buffer.NewTypedRingGrowing[notification](buffer.RingGrowingOptions{InitialSize: listenerNormalBufferSize})
-		l.peak, l.lowDrains, l.lowPeak = 0, 0, 0
-	}
 }
 
 // start starts the delivery goroutine in wg, unless it was started already
@@ -293,7 +256,7 @@ func (l *processorListener) stop() {
 	}
 	l.stopped = true
 	l.dropping.Store(true)
-	l.pending = buffer.TypedRingGrowing[notification]{} // drop what is pending
+	l.pending = notificationQueue{} // drop what is pending
 	if l.keyed != nil {
 		l.keyed = &coalescingBacklog{}
 	}
@@ -379,7 +342,6 @@ func (l *processorListener) next(batch []notification) ([]notification, int, nex
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for l.backlogLocked() == 0 && !l.stopped {
-		l.releaseInitialLocked()
 		l.idle = true
 		l.mu.Unlock()
 		l.observer.backlog(0)
@@ -398,7 +360,6 @@ func (l *processorListener) next(batch []notification) ([]notification, int, nex
 		}
 		return batch, backlog, nextBatch
 	}
-	l.peak = max(l.peak, l.pending.Len())
 	for len(batch) < cap(batch) {
 		n, ok := l.pending.ReadOne()
 		if !ok {
@@ -406,35 +367,7 @@ func (l *processorListener) next(batch []notification) ([]notification, int, nex
 		}
 		batch = append(batch, n)
 	}
-	if l.pending.Len() == 0 {
-		l.shrinkLocked()
-	}
 	return batch, backlog, nextBatch
-}
-
-// shrinkLocked gives back the memory of a burst. It is called whenever the
-// buffer drains. After shrinkAfterDrains drains in a row whose backlog used
-// at most a quarter of the buffer's capacity, the buffer is replaced by one
-// twice the size of the largest of those backlogs (at least
-// listenerNormalBufferSize). A buffer that keeps filling up to a similar
-// level is kept, so a steady load does not reallocate it.
-func (l *processorListener) shrinkLocked() {
-	c := l.pending.Cap()
-	switch {
-	case c <= listenerNormalBufferSize || l.peak > c/4:
-		l.lowDrains, l.lowPeak = 0, 0
-	case l.lowDrains+1 < shrinkAfterDrains:
-		l.lowDrains++
-		l.lowPeak = max(l.lowPeak, l.peak)
-	default:
-		size := listenerNormalBufferSize
-		for size < 2*max(l.lowPeak, l.peak) {
-			size *= 2
-		}
-		l.pending = *buffer.NewTypedRingGrowing[notification](buffer.RingGrowingOptions{InitialSize: size})
-		l.lowDrains, l.lowPeak = 0, 0
-	}
-	l.peak = 0
 }
 
 // logIfSlow logs a batch of handler calls, begun at start while backlog

@@ -145,77 +145,48 @@ func TestListenerStopBeforeStart(t *testing.T) {
 	l.stop() // idempotent
 }
 
-// bufferCap returns the capacity of l's ring buffer.
-func bufferCap(l *processorListener) int {
+// heldChunks returns the number of chunks l's buffer holds.
+func heldChunks(l *processorListener) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.pending.Cap()
+	return l.pending.chunks
 }
 
-func TestListenerShrinksAfterBurst(t *testing.T) {
+// TestListenerGivesBackBurstMemory checks that a listener's buffer holds a
+// chunk per notificationChunkSize pending notifications during a burst, an
+// initial list or not, and one chunk once its handler caught up.
+func TestListenerGivesBackBurstMemory(t *testing.T) {
 	const burst = 50_000
-	h := newBlockingHandler()
-	l := startTestListener(t, h)
-	l.add(addOf("first", false))
-	h.waitEntered(t)
-	for i := range burst {
-		l.add(addOf(fmt.Sprintf("o%d", i), false))
-	}
-	if c := bufferCap(l); c < burst {
-		t.Fatalf("buffer capacity %d after a burst of %d", c, burst)
-	}
-	close(h.release)
-	h.waitForCount(t, burst+1)
-	// A trickle of single notifications drains the buffer every time; after
-	// a few drains the oversized buffer is given back.
-	for i := range shrinkAfterDrains + 1 {
-		l.add(addOf(fmt.Sprintf("trickle%d", i), false))
-		h.waitForCount(t, burst+2+i)
-	}
-	if c := bufferCap(l); c > listenerNormalBufferSize {
-		t.Errorf("buffer capacity %d after the burst drained, want at most %d", c, listenerNormalBufferSize)
-	}
-}
-
-// TestListenerReleasesInitialListBuffer checks that the buffer grown for an
-// initial list goes back to its normal size once the handler synced, whether
-// the informer synced before or after the handler drained the list.
-func TestListenerReleasesInitialListBuffer(t *testing.T) {
-	const initial = 50_000
-	for _, tc := range []struct {
-		name               string
-		upstreamAfterDrain bool
-	}{
-		{name: "informer synced first"},
-		{name: "handler drained first", upstreamAfterDrain: true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
+	for _, initial := range []bool{false, true} {
+		t.Run(fmt.Sprintf("initial=%v", initial), func(t *testing.T) {
 			h := newBlockingHandler()
 			l := startTestListener(t, h)
-			objs := make([]any, initial)
+			l.add(addOf("first", false))
+			h.waitEntered(t)
+			objs := make([]any, burst)
 			for i := range objs {
 				objs[i] = pom(fmt.Sprintf("o%d", i), "1")
 			}
-			l.addInitial(objs)
-			h.waitEntered(t)
-			if c := bufferCap(l); c < initial/2 {
-				t.Fatalf("buffer capacity %d for an initial list of %d", c, initial)
+			if initial {
+				l.addInitial(objs)
+			} else {
+				for _, obj := range objs {
+					l.add(notification{kind: addNotification, newObj: obj})
+				}
 			}
-			if !tc.upstreamAfterDrain {
-				l.upstreamHasSynced()
+			if got, want := heldChunks(l), burst/notificationChunkSize; got < want {
+				t.Fatalf("%d chunks held for a backlog of %d, want at least %d", got, burst, want)
 			}
 			close(h.release)
-			h.waitForCount(t, initial)
-			if tc.upstreamAfterDrain {
-				waitFor(t, "the listener to go idle", func() bool {
-					l.mu.Lock()
-					defer l.mu.Unlock()
-					return l.idle
-				})
-				l.upstreamHasSynced()
+			h.waitForCount(t, burst+1)
+			waitFor(t, "the listener to go idle", func() bool {
+				l.mu.Lock()
+				defer l.mu.Unlock()
+				return l.idle
+			})
+			if got := heldChunks(l); got != 1 {
+				t.Errorf("%d chunks held once the handler caught up, want 1", got)
 			}
-			waitClosed(t, "registration sync", l.HasSyncedChecker().Done())
-			waitFor(t, "the initial buffer to be released", func() bool { return bufferCap(l) <= listenerNormalBufferSize })
 		})
 	}
 }
