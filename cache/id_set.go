@@ -19,14 +19,6 @@ type idSet struct {
 // smallIDSet is the largest set kept as a list.
 const smallIDSet = 8
 
-// newIDSet returns an empty set with room for n ids.
-func newIDSet(n int) idSet {
-	if n <= smallIDSet {
-		return idSet{slots: make([]uint32, 0, n)}
-	}
-	return idSet{slots: make([]uint32, idSlotsFor(n))}
-}
-
 // idSlotsFor returns the table size for n ids: a power of two at most 3/4
 // full.
 func idSlotsFor(n int) int {

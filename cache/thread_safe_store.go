@@ -403,18 +403,6 @@ func (c *threadSafeMap) replace(items map[string]any, resourceVersion string) er
 	}, resourceVersion)
 }
 
-// replaceList is replace with the items given as keys and the objects at
-// the same positions; of a key given twice, the last object is kept.
-func (c *threadSafeMap) replaceList(keys []string, objs []any, resourceVersion string) error {
-	return c.replaceWith(len(keys), func(yield func(string, any) bool) {
-		for i, key := range keys {
-			if !yield(key, objs[i]) {
-				return
-			}
-		}
-	}, resourceVersion)
-}
-
 // replaceWith swaps in the n items that items yields. The new table and
 // indexes are built before the lock is taken, sized for n, so readers are
 // not blocked while that runs.
