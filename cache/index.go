@@ -230,6 +230,13 @@ func (i *storeIndex) bucket(pos int, value string) *indexBucket {
 	return b
 }
 
+// reserve makes room for the ids of n objects.
+func (i *storeIndex) reserve(n int) {
+	if len(i.set.names) > 0 && n > len(i.refs) {
+		i.refs = slices.Grow(i.refs, n-len(i.refs))
+	}
+}
+
 // listOf returns the buckets id is in.
 func (i *storeIndex) listOf(id uint32) *bucketList {
 	if int(id) < len(i.refs) {

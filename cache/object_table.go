@@ -3,6 +3,7 @@ package cache
 import (
 	"hash/maphash"
 	"math/bits"
+	"slices"
 )
 
 // objectTable maps keys to objects, and gives every stored key a small
@@ -66,6 +67,17 @@ func slotsFor(n int) int {
 		return minSlots
 	}
 	return 1 << bits.Len(uint(need-1))
+}
+
+// reserve makes room for n keys in all, so that storing up to that many
+// grows nothing.
+func (t *objectTable) reserve(n int) {
+	if n*loadDen > len(t.slots)*maxLoadNum {
+		t.resize(slotsFor(n))
+	}
+	if more := n - t.live - len(t.free); more > 0 {
+		t.entries = slices.Grow(t.entries, more)
+	}
 }
 
 // len returns the number of stored keys.
@@ -174,11 +186,16 @@ func (t *objectTable) insertSlot(s uint64) {
 	t.slots[i] = s
 }
 
-// grow doubles the slots (or makes the first ones) and re-places every key
-// from the hash kept in its slot.
+// grow doubles the slots (or makes the first ones).
 func (t *objectTable) grow() {
+	t.resize(max(2*len(t.slots), minSlots))
+}
+
+// resize moves the keys to size slots, re-placing every key from the hash
+// kept in its slot.
+func (t *objectTable) resize(size int) {
 	old := t.slots
-	t.slots = make([]uint64, max(2*len(old), minSlots))
+	t.slots = make([]uint64, size)
 	for _, s := range old {
 		if s != 0 {
 			t.insertSlot(s)

@@ -117,6 +117,14 @@ func TestObjectTableMatchesMap(t *testing.T) {
 			table := newObjectTable(tc.capacity)
 			model := map[string]any{}
 			for step := range 5000 {
+				if step == 2500 {
+					// Make room for more keys than there are: nothing
+					// stored may move out of reach.
+					table.reserve(2*tc.keys + 10)
+					if err := table.check(); err != nil {
+						t.Fatalf("after reserve: %v", err)
+					}
+				}
 				key := "ns/" + strconv.Itoa(r.IntN(tc.keys))
 				if r.IntN(3) == 0 {
 					_, old, ok := table.remove(key)

@@ -292,9 +292,13 @@ func (c *threadSafeMap) transaction(txns []ThreadSafeStoreTransaction) []error {
 		errs[i] = err
 	}
 	prepared := make([]keyedValues, len(txns))
+	adds := 0
 	for i, txn := range txns {
 		switch txn.Type {
 		case TransactionTypeAdd, TransactionTypeUpdate:
+			if txn.Type == TransactionTypeAdd {
+				adds++
+			}
 			p, err := c.prepare(txn.Key, txn.Object, nil)
 			if err != nil {
 				fail(i, err)
@@ -309,6 +313,11 @@ func (c *threadSafeMap) transaction(txns []ThreadSafeStoreTransaction) []error {
 
 	c.lock.Lock()
 	defer c.lock.Unlock()
+	if adds > 1 {
+		// Adds are of keys the caller did not find: size the table for
+		// them at once.
+		c.reserveLocked(c.items.len() + adds)
+	}
 	last := -1
 	for i, txn := range txns {
 		if errs != nil && errs[i] != nil {
@@ -334,6 +343,12 @@ func (c *threadSafeMap) transaction(txns []ThreadSafeStoreTransaction) []error {
 		}
 	}
 	return errs
+}
+
+// reserveLocked makes room for n objects in all.
+func (c *threadSafeMap) reserveLocked(n int) {
+	c.items.reserve(n)
+	c.index.reserve(n)
 }
 
 // Get returns the object stored under key. It does not allocate.
