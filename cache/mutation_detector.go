@@ -141,7 +141,7 @@ func (d *defaultCacheMutationDetector) AddObject(obj any) {
 		return
 	}
 	o, ok := obj.(runtime.Object)
-	if !ok || isNilPointer(o) {
+	if !ok || isNilObject(o) {
 		return
 	}
 	copied := o.DeepCopyObject()

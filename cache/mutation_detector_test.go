@@ -9,18 +9,6 @@ import (
 	testingclock "k8s.io/utils/clock/testing"
 )
 
-// storeWaitFor polls cond until it holds or a generous deadline passes.
-func storeWaitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(wait.ForeverTestTimeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 func TestMutationDetectorRunReportsMutation(t *testing.T) {
 	clk := testingclock.NewFakeClock(time.Now())
 	mutated := make(chan string, 1)
@@ -37,7 +25,7 @@ func TestMutationDetectorRunReportsMutation(t *testing.T) {
 		defer close(done)
 		d.Run(stop)
 	}()
-	storeWaitFor(t, "the first check", clk.HasWaiters)
+	waitFor(t, "the first check", clk.HasWaiters)
 	select {
 	case msg := <-mutated:
 		t.Fatalf("reported %q before any mutation", msg)
