@@ -201,26 +201,7 @@ func processReplacedAll(logger klog.Logger, handler ResourceEventHandler, client
 		listed.Insert(key)
 	}
 
-	var gone []string
-	for _, key := range clientState.ListKeys() {
-		if !listed.Has(key) {
-			gone = append(gone, key)
-		}
-	}
-	slices.Sort(gone)
-	tombstones := make([]DeletedFinalStateUnknown, 0, len(gone))
-	for _, key := range gone {
-		stored, exists, err := clientState.GetByKey(key)
-		switch {
-		case err != nil:
-			logger.Error(err, "Error during lookup, placing DeletedFinalStateUnknown marker without object", "key", key)
-			stored = nil
-		case !exists:
-			logger.Error(nil, "Key does not exist in the store, placing DeletedFinalStateUnknown marker without object", "key", key)
-			stored = nil
-		}
-		tombstones = append(tombstones, DeletedFinalStateUnknown{Key: key, Obj: stored})
-	}
+	tombstones := slices.Collect(vanishedTombstones(logger, clientState, listed.Has))
 
 	notes := make([]handlerCall, 0, len(info.Objects))
 	for _, obj := range info.Objects {
