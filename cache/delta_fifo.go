@@ -106,7 +106,7 @@ func NewDeltaFIFO(keyFunc KeyFunc, knownObjects KeyListerGetter) *DeltaFIFO {
 
 // NewDeltaFIFOWithOptions returns an empty DeltaFIFO configured by opts.
 func NewDeltaFIFOWithOptions(opts DeltaFIFOOptions) *DeltaFIFO {
-	return newDeltaFIFO(opts, clock.RealClock{})
+	return newDeltaFIFO(opts, realClock)
 }
 
 // newDeltaFIFO is NewDeltaFIFOWithOptions with the clock that times

@@ -1,12 +1,53 @@
 package cache
 
 import (
+	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
 )
+
+// errNotDeltas is returned when a queue hands the informer something other
+// than a Deltas.
+var errNotDeltas = errors.New("object given as Process argument is not Deltas")
+
+// deltaProcessor applies what an informer's queue pops to the informer's
+// store and tells the handler: its methods are the Process and ProcessBatch
+// functions of every informer of this package.
+type deltaProcessor struct {
+	logger  klog.Logger
+	handler ResourceEventHandler
+	store   Store
+	keyFunc KeyFunc     // the store's
+	lock    sync.Locker // held while processing; nil: none
+}
+
+// process is a [ProcessFunc]: it applies one popped [Deltas] with
+// processDeltas.
+func (p *deltaProcessor) process(obj any, isInInitialList bool) error {
+	deltas, ok := obj.(Deltas)
+	if !ok {
+		return fmt.Errorf("%w: %T", errNotDeltas, obj)
+	}
+	if p.lock != nil {
+		p.lock.Lock()
+		defer p.lock.Unlock()
+	}
+	return processDeltas(p.logger, p.handler, p.store, deltas, isInInitialList, p.keyFunc)
+}
+
+// processBatch is a [ProcessBatchFunc]: it applies popped deltas with
+// processDeltasInBatch.
+func (p *deltaProcessor) processBatch(deltas []Delta, isInInitialList bool) error {
+	if p.lock != nil {
+		p.lock.Lock()
+		defer p.lock.Unlock()
+	}
+	return processDeltasInBatch(p.logger, p.handler, p.store, deltas, isInInitialList, p.keyFunc)
+}
 
 // processDeltas applies the deltas of one popped item to clientState, oldest
 // first, and tells handler about each change once the store reflects it:

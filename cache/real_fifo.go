@@ -124,7 +124,7 @@ func NewRealFIFO(keyFunc KeyFunc, knownObjects KeyListerGetter, transformer Tran
 // Inconsistent options are logged and resolved as [RealFIFOOptions]
 // describes; it never panics.
 func NewRealFIFOWithOptions(opts RealFIFOOptions) *RealFIFO {
-	return newRealFIFO(opts, clock.RealClock{})
+	return newRealFIFO(opts, realClock)
 }
 
 // newRealFIFO is NewRealFIFOWithOptions with the clock that times processing.

@@ -217,7 +217,6 @@ func newSharedIndexInformer(lw ListerWatcher, exampleObject runtime.Object, opti
 		resyncCheckPeriod:               resync,
 		defaultEventHandlerResyncPeriod: resync,
 		clock:                           clk,
-		keyFunc:                         DeletionHandlingMetaNamespaceKeyFunc,
 	}
 }
 
@@ -239,7 +238,6 @@ type sharedIndexInformer struct {
 	identifier        InformerNameAndResource
 	metricsProvider   InformerMetricsProvider
 	inOrder           bool
-	keyFunc           KeyFunc
 	clock             clock.Clock
 
 	// startedLock guards the fields below it. Lock order: startedLock,
@@ -364,34 +362,28 @@ func (s *sharedIndexInformer) start(logger klog.Logger) (Controller, bool) {
 	if s.started {
 		return nil, false
 	}
-	logger, fifo := newQueueFIFO(logger, s.objectType, s.indexer, queueOptions{
+	p := newInformerPipeline(pipelineConfig{
+		logger:          logger,
+		objectType:      s.objectType,
+		clock:           s.clock,
+		store:           s.indexer,
+		handler:         (*informerEvents)(s),
+		lock:            &s.blockDeltas,
 		transform:       s.transform,
 		identifier:      s.identifier,
 		metricsProvider: s.metricsProvider,
 		inOrder:         s.inOrder,
 	})
-	events := (*informerEvents)(s)
 	s.controller = newController(Config{
-		Queue:             fifo,
+		Queue:             p.queue,
 		ListerWatcher:     s.listerWatcher,
 		ObjectType:        s.objectType,
 		ObjectDescription: s.objectDescription,
 		FullResyncPeriod:  s.resyncCheckPeriod,
 		ShouldResync:      s.processor.shouldResync,
-		Process: func(obj any, isInInitialList bool) error {
-			deltas, ok := obj.(Deltas)
-			if !ok {
-				return fmt.Errorf("%w: %T", errNotDeltas, obj)
-			}
-			s.blockDeltas.Lock()
-			defer s.blockDeltas.Unlock()
-			return processDeltas(logger, events, s.indexer, deltas, isInInitialList, s.keyFunc)
-		},
-		ProcessBatch: func(deltas []Delta, isInInitialList bool) error {
-			s.blockDeltas.Lock()
-			defer s.blockDeltas.Unlock()
-			return processDeltasInBatch(logger, events, s.indexer, deltas, isInInitialList, s.keyFunc)
-		},
+		Process:           p.process,
+		ProcessBatch:      p.processBatch,
+
 		WatchErrorHandlerWithContext: s.watchErrorHandler,
 	}, s.clock)
 	s.started = true
