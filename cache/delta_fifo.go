@@ -27,9 +27,6 @@ type DeltaFIFOOptions struct {
 	// deletions of known but unqueued keys, Replace queues tombstones for
 	// known keys missing from the list, and Resync has something to resync.
 	// Without it, deletions missed while the watch was down go unnoticed.
-	// A store made by [NewStore] or [NewIndexer] with a metadata key
-	// function also reuses the FIFO's key strings for the popped objects
-	// written into it, rather than allocating equal ones.
 	KnownObjects KeyListerGetter
 
 	// EmitDeltaTypeReplaced makes Replace queue [Replaced] deltas. When false
@@ -70,23 +67,12 @@ type DeltaFIFO struct {
 	items map[string]Deltas
 	queue []string // guarded by mu
 
-	keyOfferee            keyOfferee // knownObjects, if it reuses offered keys; may be nil
 	emitDeltaTypeReplaced bool
-}
-
-// keyOfferee is a store that can reuse key strings computed by someone else.
-// A [DeltaFIFO] offers each key it pops to its known objects when they
-// implement it (the stores of [NewStore] and [NewIndexer] do), because the
-// consumer is about to write the popped objects there: the store can then
-// keep the FIFO's key string rather than allocate an equal one.
-type keyOfferee interface {
-	// offerKey tells the store the key of the objects about to be
-	// written. It must be cheap and must not call back into the FIFO.
-	offerKey(key string)
 }
 
 var (
 	_ Queue             = (*DeltaFIFO)(nil)
+	_ keyedQueue        = (*DeltaFIFO)(nil)
 	_ TransformingStore = (*DeltaFIFO)(nil)
 	_ DoneChecker       = (*DeltaFIFO)(nil)
 )
@@ -116,7 +102,6 @@ func newDeltaFIFO(opts DeltaFIFOOptions, clk clock.PassiveClock) *DeltaFIFO {
 		items:                 map[string]Deltas{},
 		emitDeltaTypeReplaced: opts.EmitDeltaTypeReplaced,
 	}
-	f.keyOfferee, _ = opts.KnownObjects.(keyOfferee)
 	name := opts.Name
 	if name == "" {
 		name = "DeltaFIFO"
@@ -313,9 +298,6 @@ func (f *DeltaFIFO) popLocked() (string, Deltas) {
 	f.queue = dropFront(f.queue, 1)
 	deltas := f.items[key]
 	delete(f.items, key)
-	if f.keyOfferee != nil {
-		f.keyOfferee.offerKey(key) // process will likely write key's objects there
-	}
 	return key, deltas
 }
 

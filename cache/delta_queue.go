@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"slices"
 
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -214,27 +213,39 @@ func (q *deltaQueue) resyncLocked(queued func(key string) bool) error {
 	return errors.Join(errs...)
 }
 
-// pop is the Pop of both queues: it blocks until an item is queued or the
-// queue is closed, removes the next item and calls process with its deltas
-// (a [Deltas]), under the lock as processLocked says. An item of the first
-// batch counts as processed only after process returns. It returns the
-// deltas and process's error, or [ErrFIFOClosed] once the queue is closed
-// and empty. A nil process is an error and pops nothing.
-func (q *deltaQueue) pop(process PopProcessFunc) (any, error) {
+// popKeyed is the Pop of both queues: it blocks until an item is queued or
+// the queue is closed, removes the next item and calls process with its key
+// and deltas, under the lock as processLocked says. An item of the first
+// batch counts as processed only after process returns. It returns
+// process's error, or [ErrFIFOClosed] once the queue is closed and empty. A
+// nil process is an error and pops nothing.
+func (q *deltaQueue) popKeyed(process keyedProcessFunc) error {
 	if process == nil {
-		return nil, errNilProcessFunc
+		return errNilProcessFunc
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if err := q.waitLocked(q.log.lenLocked); err != nil {
-		return nil, err
+		return err
 	}
 	isInInitialList := !q.sync.synced()
 	key, deltas := q.log.popLocked()
-	var item any = deltas                    // boxed once
 	defer q.sync.processed(q.sync.taking(1)) // argument evaluated now, decrement after process
 
-	err := q.processLocked(1, key, func() error {
+	return q.processLocked(1, key, func() error {
+		return process(key, deltas, isInInitialList)
+	})
+}
+
+// pop is popKeyed for a [PopProcessFunc]: it hands process the deltas as a
+// [Deltas] and returns them too.
+func (q *deltaQueue) pop(process PopProcessFunc) (any, error) {
+	if process == nil {
+		return nil, errNilProcessFunc
+	}
+	var item any
+	err := q.popKeyed(func(_ string, deltas Deltas, isInInitialList bool) error {
+		item = deltas // boxed once: handed to process and returned
 		return process(item, isInInitialList)
 	})
 	return item, err
@@ -258,21 +269,17 @@ func (q *deltaQueue) processLocked(n int, key string, process func() error) erro
 	return err
 }
 
-// vanishedTombstones yields, in key order, a [DeletedFinalStateUnknown] for
-// every key of known that kept does not claim: the keys a relist no longer
-// lists. Each tombstone carries the known object, or nil when the lookup
-// fails (logged as an error) or misses (logged as a warning at level 0).
-// DeltaFIFO, RealFIFO and the ReplacedAll processing all use it.
+// vanishedTombstones yields a [DeletedFinalStateUnknown] for every key of
+// known that kept does not claim: the keys a relist no longer lists, in the
+// order known lists them. Each tombstone carries the known object, or nil
+// when the lookup fails (logged as an error) or misses (logged as a warning
+// at level 0). DeltaFIFO, RealFIFO and the ReplacedAll processing all use it.
 func vanishedTombstones(logger klog.Logger, known KeyListerGetter, kept func(key string) bool) iter.Seq[DeletedFinalStateUnknown] {
 	return func(yield func(DeletedFinalStateUnknown) bool) {
-		var gone []string
 		for _, key := range known.ListKeys() {
-			if !kept(key) {
-				gone = append(gone, key)
+			if kept(key) {
+				continue
 			}
-		}
-		slices.Sort(gone)
-		for _, key := range gone {
 			obj, exists, err := known.GetByKey(key)
 			switch {
 			case err != nil:

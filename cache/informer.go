@@ -163,5 +163,6 @@ func newInformer(clientState Store, options InformerOptions) Controller {
 		MinWatchTimeout:  options.MinWatchTimeout,
 		Process:          p.process,
 		ProcessBatch:     p.processBatch,
+		keyed:            p.keyed,
 	})
 }

@@ -39,6 +39,9 @@ type informerPipeline struct {
 	queue        Queue
 	process      ProcessFunc
 	processBatch ProcessBatchFunc
+	// keyed processes what the queue pops together with the keys it
+	// computed; see [Config].
+	keyed keyedProcessor
 }
 
 // newInformerPipeline builds the queue of an informer, a DeltaFIFO that knows
@@ -71,12 +74,6 @@ func newInformerPipeline(cfg pipelineConfig) informerPipeline {
 		}, cfg.clock)
 		queue, logger = f, f.logger
 	}
-	p := &deltaProcessor{
-		logger:  logger,
-		handler: cfg.handler,
-		store:   cfg.store,
-		keyFunc: DeletionHandlingMetaNamespaceKeyFunc,
-		lock:    cfg.lock,
-	}
-	return informerPipeline{queue: queue, process: p.process, processBatch: p.processBatch}
+	p := newDeltaProcessor(logger, cfg.handler, cfg.store, cfg.lock)
+	return informerPipeline{queue: queue, process: p.process, processBatch: p.processBatch, keyed: p}
 }

@@ -20,6 +20,30 @@ type PopProcessFunc func(obj any, isInInitialList bool) error
 // [PopProcessFunc]. The function owns the slice.
 type ProcessBatchFunc func(deltas []Delta, isInInitialList bool) error
 
+// keyedProcessFunc is a [PopProcessFunc] that is also handed the key the
+// queue computed for the popped deltas when it queued them ("" for a delta
+// that concerns no single object: ReplacedAll, SyncAll, Bookmark), so that
+// the consumer need not compute it again.
+type keyedProcessFunc func(key string, deltas Deltas, isInInitialList bool) error
+
+// keyedBatchFunc is a [ProcessBatchFunc] that is also handed the keys the
+// queue computed: keys[i] is the key of deltas[i].
+type keyedBatchFunc func(keys []string, deltas []Delta, isInInitialList bool) error
+
+// keyedQueue is a [Queue] that can hand its consumer the key of each popped
+// item: [DeltaFIFO] and [RealFIFO].
+type keyedQueue interface {
+	// popKeyed is Pop with a keyedProcessFunc; it returns process's error.
+	popKeyed(process keyedProcessFunc) error
+}
+
+// keyedBatchQueue is a [QueueWithBatch] that can hand its consumer the keys
+// of the popped deltas: [RealFIFO].
+type keyedBatchQueue interface {
+	// popBatchKeyed is PopBatch with keyed functions.
+	popBatchKeyed(processBatch keyedBatchFunc, processSingle keyedProcessFunc) error
+}
+
 // ErrFIFOClosed is returned by Pop and PopBatch once the queue is closed and
 // empty. Its text is the one client-go uses for every queue type.
 var ErrFIFOClosed = errors.New("DeltaFIFO: manipulating with closed queue")

@@ -103,6 +103,8 @@ type RealFIFO struct {
 
 var (
 	_ QueueWithBatch         = (*RealFIFO)(nil)
+	_ keyedBatchQueue        = (*RealFIFO)(nil)
+	_ keyedQueue             = (*RealFIFO)(nil)
 	_ TransformingStore      = (*RealFIFO)(nil)
 	_ ReflectorBookmarkStore = (*RealFIFO)(nil)
 	_ DoneChecker            = (*RealFIFO)(nil)
@@ -396,7 +398,29 @@ func batchable(t DeltaType) bool {
 // hands single deltas to processBatch. If both are nil, PopBatch returns an
 // error and pops nothing.
 func (f *RealFIFO) PopBatch(processBatch ProcessBatchFunc, processSingle PopProcessFunc) error {
-	if processBatch == nil && processSingle == nil {
+	return f.popBatch(batchConsumer{batch: processBatch, single: processSingle})
+}
+
+// popBatchKeyed is PopBatch handing the consumer the keys of the deltas too.
+// It implements keyedBatchQueue.
+func (f *RealFIFO) popBatchKeyed(processBatch keyedBatchFunc, processSingle keyedProcessFunc) error {
+	return f.popBatch(batchConsumer{keyedBatch: processBatch, keyedSingle: processSingle})
+}
+
+// batchConsumer is what popBatch hands a batch to: the functions given to
+// PopBatch, or the keyed ones given to popBatchKeyed.
+type batchConsumer struct {
+	batch       ProcessBatchFunc
+	single      PopProcessFunc
+	keyedBatch  keyedBatchFunc
+	keyedSingle keyedProcessFunc
+}
+
+// popBatch implements PopBatch and popBatchKeyed.
+func (f *RealFIFO) popBatch(c batchConsumer) error {
+	hasBatch := c.batch != nil || c.keyedBatch != nil
+	hasSingle := c.single != nil || c.keyedSingle != nil
+	if !hasBatch && !hasSingle {
 		return errNilProcessFunc
 	}
 	f.mu.Lock()
@@ -407,7 +431,7 @@ func (f *RealFIFO) PopBatch(processBatch ProcessBatchFunc, processSingle PopProc
 	isInInitialList := !f.sync.synced()
 
 	limit := min(len(f.items), f.batchSize)
-	if processBatch == nil {
+	if !hasBatch {
 		limit = 1
 	}
 	if f.sync.remaining > 0 {
@@ -428,24 +452,42 @@ func (f *RealFIFO) PopBatch(processBatch ProcessBatchFunc, processSingle PopProc
 		f.batchKeys[d.key] = struct{}{}
 	}
 	clear(f.batchKeys)
+	single := n == 1 && hasSingle
 	first := f.items[0].key
 	deltas := make(Deltas, n)
+	var keys []string
+	if !single && c.keyedBatch != nil {
+		keys = make([]string, n)
+	}
 	for i := range n {
 		deltas[i] = f.items[i].Delta
+		if keys != nil {
+			keys[i] = f.items[i].key
+		}
 	}
 	f.items = dropFront(f.items, n)
 	defer f.sync.processed(f.sync.taking(n)) // argument evaluated now, decrement after process
 	f.metrics.queuedItems.Set(float64(len(f.items)))
 
-	if n == 1 && processSingle != nil {
-		var single any = deltas // boxed once
+	switch {
+	case single && c.keyedSingle != nil:
 		return f.processLocked(1, first, func() error {
-			return processSingle(single, isInInitialList)
+			return c.keyedSingle(first, deltas, isInInitialList)
+		})
+	case single:
+		var item any = deltas // boxed once
+		return f.processLocked(1, first, func() error {
+			return c.single(item, isInInitialList)
+		})
+	case c.keyedBatch != nil:
+		return f.processLocked(n, first, func() error {
+			return c.keyedBatch(keys, deltas, isInInitialList)
+		})
+	default:
+		return f.processLocked(n, first, func() error {
+			return c.batch(deltas, isInInitialList)
 		})
 	}
-	return f.processLocked(n, first, func() error {
-		return processBatch(deltas, isInInitialList)
-	})
 }
 
 // HasSyncedChecker returns the FIFO itself: its Done channel closes when

@@ -383,6 +383,7 @@ func (s *sharedIndexInformer) start(logger klog.Logger) (Controller, bool) {
 		ShouldResync:      s.processor.shouldResync,
 		Process:           p.process,
 		ProcessBatch:      p.processBatch,
+		keyed:             p.keyed,
 
 		WatchErrorHandlerWithContext: s.watchErrorHandler,
 	}, s.clock)
