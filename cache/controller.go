@@ -34,7 +34,9 @@ type Config struct {
 	// ProcessBatch handles several popped deltas with distinct keys at
 	// once. It is used, instead of Process for everything but single
 	// deltas, when it is set and Queue is a [QueueWithBatch]. On a partial
-	// failure it returns an error describing it (see [TransactionError]).
+	// failure it returns an error describing it; the informers' ProcessBatch
+	// returns one that wraps the store's [TransactionError], for
+	// [errors.As].
 	ProcessBatch ProcessBatchFunc
 
 	// ObjectType is an example of the objects expected; others are dropped.

@@ -193,7 +193,11 @@ func (p *deltaProcessor) storeAndNotify(queueKey string, obj any, isInInitialLis
 		}
 		return nil
 	}
-	if old, exists, err := p.store.Get(obj); err == nil && exists {
+	old, exists, err := p.store.Get(obj)
+	if err != nil {
+		return fmt.Errorf("read the store: %w", err)
+	}
+	if exists {
 		if err := p.store.Update(obj); err != nil {
 			return fmt.Errorf("update the store: %w", err)
 		}
@@ -231,9 +235,11 @@ func (n handlerCall) deliver(handler ResourceEventHandler, isInInitialList bool)
 // queue computed for deltas[i]. When the store is a [TransactionStore] every
 // write happens in one transaction before any handler call, and only the
 // writes the transaction applied are reported; a partial failure is returned
-// as an error. Otherwise each delta goes through processDeltas on its own,
-// and the errors are collected. Only the per-object delta types may be
-// batched; any other type fails the batch before anything is written.
+// as an error that wraps the [TransactionError] (and the errors of the
+// deltas whose old state the store failed to read, which are not written).
+// Otherwise each delta goes through processDeltas on its own, and the
+// errors are joined. Only the per-object delta types may be batched; any
+// other type fails the batch before anything is written.
 func (p *deltaProcessor) processDeltasInBatch(keys []string, deltas []Delta, isInInitialList bool) error {
 	txnStore, ok := p.store.(TransactionStore)
 	if !ok {
@@ -244,7 +250,7 @@ func (p *deltaProcessor) processDeltasInBatch(keys []string, deltas []Delta, isI
 			}
 		}
 		if len(errs) > 0 {
-			return fmt.Errorf("unexpected error when handling deltas: %v", errs)
+			return fmt.Errorf("unexpected error when handling deltas: %w", errors.Join(errs...))
 		}
 		return nil
 	}
@@ -256,7 +262,11 @@ func (p *deltaProcessor) processDeltasInBatch(keys []string, deltas []Delta, isI
 		}
 	}
 
-	notes := make([]handlerCall, len(deltas))
+	// notes[i] reports the write of txns[i]; a delta whose old state cannot
+	// be read is not written, and its error is returned with the
+	// transaction's.
+	notes := make([]handlerCall, 0, len(deltas))
+	var readErrs []error
 	var err *TransactionError
 	if storeKeys, ok := p.storeKeys(keys, deltas); ok {
 		txns := make([]ThreadSafeStoreTransaction, len(deltas))
@@ -264,23 +274,28 @@ func (p *deltaProcessor) processDeltasInBatch(keys []string, deltas []Delta, isI
 			var old any
 			var exists bool
 			if d.Type != Deleted {
-				old, exists, _ = p.keyed.GetByKey(storeKeys[i])
+				old, exists, _ = p.keyed.GetByKey(storeKeys[i]) // never fails
 			}
-			txns[i].Key = storeKeys[i]
-			txns[i].Transaction, notes[i] = batchWrite(d, old, exists)
+			txn, note := batchWrite(d, old, exists)
+			txns[i] = ThreadSafeStoreTransaction{Transaction: txn, Key: storeKeys[i]}
+			notes = append(notes, note)
 		}
 		err = p.keyed.transactionKeyed(txns)
 	} else {
-		txns := make([]Transaction, len(deltas))
-		for i, d := range deltas {
+		txns := make([]Transaction, 0, len(deltas))
+		for _, d := range deltas {
 			var old any
 			var exists bool
 			if d.Type != Deleted {
-				var getErr error
-				old, exists, getErr = p.store.Get(d.Object)
-				exists = exists && getErr == nil
+				var readErr error
+				if old, exists, readErr = p.store.Get(d.Object); readErr != nil {
+					readErrs = append(readErrs, fmt.Errorf("read the store: %w", readErr))
+					continue
+				}
 			}
-			txns[i], notes[i] = batchWrite(d, old, exists)
+			txn, note := batchWrite(d, old, exists)
+			txns = append(txns, txn)
+			notes = append(notes, note)
 		}
 		err = txnStore.Transaction(txns...)
 	}
@@ -291,10 +306,13 @@ func (p *deltaProcessor) processDeltasInBatch(keys []string, deltas []Delta, isI
 				notes[i].deliver(p.handler, isInInitialList)
 			}
 		}
-		return fmt.Errorf("not all items in the batch successfully processed: %s", err.Error())
+		return errors.Join(append(readErrs, fmt.Errorf("not all items in the batch successfully processed: %w", err))...)
 	}
 	for _, n := range notes {
 		n.deliver(p.handler, isInInitialList)
+	}
+	if len(readErrs) > 0 {
+		return fmt.Errorf("not all items in the batch successfully processed: %w", errors.Join(readErrs...))
 	}
 	return nil
 }
@@ -352,7 +370,8 @@ func batchWrite(d Delta, old any, exists bool) (Transaction, handlerCall) {
 // already reflects the list, and then calls OnDelete for the missing keys (in
 // key order) followed by OnUpdate(old, new) or OnAdd(new, isInInitialList) for
 // every listed object, in list order. A listed object whose key cannot be
-// computed fails the whole reconciliation before anything changes.
+// computed, or that the store fails to look up, fails the whole
+// reconciliation before anything changes.
 func (p *deltaProcessor) processReplacedAll(info ReplacedAllInfo, isInInitialList bool) error {
 	keys := make([]string, len(info.Objects))
 	listed := make(sets.Set[string], len(info.Objects))
@@ -379,7 +398,10 @@ func (p *deltaProcessor) processReplacedAll(info ReplacedAllInfo, isInInitialLis
 		} else {
 			old, exists, err = p.store.Get(obj)
 		}
-		if err == nil && exists {
+		if err != nil {
+			return fmt.Errorf("read the store: %w", err)
+		}
+		if exists {
 			notes = append(notes, handlerCall{kind: Updated, old: old, obj: obj})
 		} else {
 			notes = append(notes, handlerCall{kind: Added, obj: obj})

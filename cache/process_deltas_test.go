@@ -206,6 +206,7 @@ func TestProcessDeltasInBatch(t *testing.T) {
 		wantCalls      []string
 		wantStore      []string
 		wantErr        bool
+		wantTxnErr     bool // the error wraps a TransactionError
 		wantStoreFirst bool // every callback saw the final store
 	}{
 		{
@@ -225,6 +226,7 @@ func TestProcessDeltasInBatch(t *testing.T) {
 			wantCalls:    []string{"add ns/x@2 initial=true", "add ns/y@3 initial=true"},
 			wantStore:    []string{"ns/a@1", "ns/c@1", "ns/x@2", "ns/y@3"},
 			wantErr:      true,
+			wantTxnErr:   true,
 		},
 		{
 			name:         "a delta type that cannot be batched fails before any write",
@@ -264,6 +266,10 @@ func TestProcessDeltasInBatch(t *testing.T) {
 				if (err != nil) != tc.wantErr {
 					t.Fatalf("error = %v, want error: %v", err, tc.wantErr)
 				}
+				var txnErr *TransactionError
+				if got := errors.As(err, &txnErr); got != tc.wantTxnErr {
+					t.Errorf("errors.As(%v, *TransactionError) = %v, want %v", err, got, tc.wantTxnErr)
+				}
 				if diff := cmp.Diff(tc.wantCalls, h.calls); diff != "" {
 					t.Errorf("handler calls (-want +got):\n%s", diff)
 				}
@@ -286,5 +292,76 @@ func TestProcessDeltasInBatch(t *testing.T) {
 func TestProcessDeltasInBatchSeesTransactionStore(t *testing.T) {
 	if _, ok := NewStore(MetaNamespaceKeyFunc).(TransactionStore); !ok {
 		t.Fatalf("%T is not a TransactionStore: batch processing would never use transactions", NewStore(MetaNamespaceKeyFunc))
+	}
+}
+
+// readFailingStore is a TransactionStore, but not a keyed one, whose Get
+// fails for objects named "unreadable".
+type readFailingStore struct {
+	Indexer
+	TransactionStore
+}
+
+var errUnreadable = errors.New("unreadable")
+
+func (s readFailingStore) Get(obj any) (any, bool, error) {
+	if m, err := objectMeta(obj); err == nil && m.GetName() == "unreadable" {
+		return nil, false, errUnreadable
+	}
+	return s.Indexer.Get(obj)
+}
+
+// TestProcessDeltasReadErrors checks that a store that fails to read the old
+// state of an object makes processing of that object fail, without writing it
+// or telling the handler, instead of treating the object as new.
+func TestProcessDeltasReadErrors(t *testing.T) {
+	tests := []struct {
+		name      string
+		process   func(p *deltaProcessor) error
+		wantCalls []string
+		wantStore []string
+	}{
+		{
+			name: "one item",
+			process: func(p *deltaProcessor) error {
+				return p.processDeltas("", Deltas{{Updated, pom("unreadable", "2")}}, false)
+			},
+			wantStore: []string{"ns/a@1"},
+		},
+		{
+			name: "a batch writes the others",
+			process: func(p *deltaProcessor) error {
+				return p.processDeltasInBatch(nil, []Delta{{Updated, pom("a", "2")}, {Added, pom("unreadable", "2")}, {Added, pom("b", "2")}}, false)
+			},
+			wantCalls: []string{"update ns/a@1 -> ns/a@2", "add ns/b@2 initial=false"},
+			wantStore: []string{"ns/a@2", "ns/b@2"},
+		},
+		{
+			name: "a relist changes nothing",
+			process: func(p *deltaProcessor) error {
+				info := ReplacedAllInfo{ResourceVersion: "3", Objects: []any{pom("b", "3"), pom("unreadable", "3")}}
+				return p.processDeltas("", Deltas{{ReplacedAll, info}}, false)
+			},
+			wantStore: []string{"ns/a@1"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			logger, _ := ktesting.NewTestContext(t)
+			indexer := NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, nil)
+			_ = indexer.Add(pom("a", "1"))
+			store := readFailingStore{Indexer: indexer, TransactionStore: indexer.(TransactionStore)}
+			h := &checkingHandler{store: indexer}
+			err := tc.process(newDeltaProcessor(logger, h, store, nil))
+			if !errors.Is(err, errUnreadable) {
+				t.Errorf("error %v, want one wrapping %v", err, errUnreadable)
+			}
+			if diff := cmp.Diff(tc.wantCalls, h.calls); diff != "" {
+				t.Errorf("handler calls (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantStore, storeContents(indexer)); diff != "" {
+				t.Errorf("store (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
