@@ -200,13 +200,12 @@ func NewSharedIndexInformerWithOptions(lw ListerWatcher, exampleObject runtime.O
 // used for resyncs, the reflector and the handlers' crash pauses.
 func newSharedIndexInformer(lw ListerWatcher, exampleObject runtime.Object, options SharedIndexInformerOptions, clk clock.Clock) *sharedIndexInformer {
 	resync := max(options.ResyncPeriod, 0)
-	detector := NewCacheMutationDetector(fmt.Sprintf("%T", exampleObject))
-	_, noDetection := detector.(dummyMutationDetector)
+	detector, detectMutations := informerMutationDetector(options.MutationDetector, exampleObject)
 	return &sharedIndexInformer{
 		indexer:                         NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, options.Indexers, WithStoreMetrics(options.Identifier, options.InformerMetricsProvider)),
 		processor:                       newSharedProcessor(clk),
 		mutationDetector:                detector,
-		detectMutations:                 !noDetection,
+		detectMutations:                 detectMutations,
 		synced:                          make(chan struct{}),
 		listerWatcher:                   lw,
 		objectType:                      exampleObject,
