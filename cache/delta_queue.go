@@ -15,7 +15,7 @@ var ErrZeroLengthDeltasObject = errors.New("0 length Deltas object; can't get ke
 
 // deltaLog is how a queue that embeds a deltaQueue keeps its deltas: the one
 // part of the pipeline where [DeltaFIFO] (deltas merged per key) and
-// [RealFIFO] (one log of every delta) differ. Both methods are called with
+// [RealFIFO] (one log of every delta) differ. Its methods are called with
 // the queue's lock held.
 type deltaLog interface {
 	// admitsLocked reports whether a delta of type t for key is to be
@@ -56,7 +56,7 @@ type deltaQueue struct {
 	slowLogValues []any
 }
 
-// deltaQueueConfig is what a queue tells newDeltaQueue.
+// deltaQueueConfig is what a queue tells deltaQueue.init.
 type deltaQueueConfig struct {
 	log          deltaLog
 	logger       *klog.Logger // nil: klog.Background()
