@@ -81,6 +81,14 @@
 // handler runs on its own goroutine and sees the changes of an object in
 // order, and a slow handler delays no other handler and not the store.
 //
+// # Beyond client-go: handlers
+//
+// A registration may bound the backlog of its handler
+// ([HandlerOptions].Coalesce merges pending notifications per object,
+// MaxBacklog caps them and later replays what changed from the store), and
+// [AddEventHandlerWithContext] registers a handler until a context ends.
+// [InformerFactory] shares one informer per object type and selection.
+//
 // # Bad input
 //
 // Servers, proxies and ListerWatchers can misbehave. Whatever they send, a

@@ -131,6 +131,9 @@ type InformerFactory struct {
 	// guarded by mu. While it is positive, pending informers are about to
 	// start.
 	starters int
+	// noStarters is closed while starters is zero, and replaced by an
+	// open channel when it becomes positive; guarded by mu.
+	noStarters chan struct{}
 	// shuttingDown is set by Shutdown; guarded by mu. Once it is set,
 	// nothing adds to wg.
 	shuttingDown bool
@@ -141,16 +144,20 @@ type factoryInformer struct {
 	key      InformerKey
 	informer SharedIndexInformer
 	started  bool          // guarded by the factory's mu
+	running  chan struct{} // closed when started is set
 	stopped  chan struct{} // closed when the informer's RunWithContext returns
 }
 
 // NewInformerFactory returns a factory whose informers use options.
 func NewInformerFactory(options InformerFactoryOptions) *InformerFactory {
+	noStarters := make(chan struct{})
+	close(noStarters)
 	return &InformerFactory{
-		options:   options,
-		wake:      make(chan struct{}, 1),
-		shutdown:  make(chan struct{}),
-		informers: map[InformerKey]*factoryInformer{},
+		options:    options,
+		wake:       make(chan struct{}, 1),
+		shutdown:   make(chan struct{}),
+		informers:  map[InformerKey]*factoryInformer{},
+		noStarters: noStarters,
 	}
 }
 
@@ -209,7 +216,7 @@ func (f *InformerFactory) InformerFor(exampleObject runtime.Object, selection In
 			return nil, fmt.Errorf("informer factory: informer for %v: %w", key, err)
 		}
 	}
-	fi := &factoryInformer{key: key, informer: informer, stopped: make(chan struct{})}
+	fi := &factoryInformer{key: key, informer: informer, running: make(chan struct{}), stopped: make(chan struct{})}
 	f.informers[key] = fi
 	f.pending = append(f.pending, fi)
 	select {
@@ -232,6 +239,9 @@ func (f *InformerFactory) Start(ctx context.Context) {
 		return
 	}
 	f.startPendingLocked(ctx)
+	if f.starters == 0 {
+		f.noStarters = make(chan struct{})
+	}
 	f.starters++
 	f.wg.Go(func() { f.startLate(ctx) }) // exits when ctx ends or on Shutdown, which waits on wg
 }
@@ -242,6 +252,9 @@ func (f *InformerFactory) startLate(ctx context.Context) {
 	defer func() {
 		f.mu.Lock()
 		f.starters--
+		if f.starters == 0 {
+			close(f.noStarters)
+		}
 		f.mu.Unlock()
 	}()
 	for {
@@ -273,6 +286,7 @@ func (f *InformerFactory) startLate(ctx context.Context) {
 func (f *InformerFactory) startPendingLocked(ctx context.Context) {
 	for _, fi := range f.pending {
 		fi.started = true
+		close(fi.running)
 		f.wg.Go(func() { // exits when ctx ends; Shutdown waits on wg
 			defer close(fi.stopped)
 			fi.informer.RunWithContext(ctx)
@@ -284,31 +298,51 @@ func (f *InformerFactory) startPendingLocked(ctx context.Context) {
 // WaitForCacheSync waits until the cache of every informer of the factory has
 // synced, or ctx ends, without polling. It returns one entry per informer:
 // nil if its cache synced, otherwise why not: [ErrInformerNotStarted] for an
-// informer no Start has run (one requested while the context of a Start is
-// live counts as started), [ErrInformerStopped] (wrapped) for one that
-// stopped before syncing, and the cause of ctx's end (wrapped) for the rest.
-// It does not wait for informers that are not started or have stopped.
+// informer no Start has run nor will (one requested while the context of a
+// Start is live is started by it), [ErrInformerStopped] (wrapped) for one
+// that stopped before syncing, and the cause of ctx's end (wrapped) for the
+// rest. It does not wait for informers that will not start or have stopped.
 func (f *InformerFactory) WaitForCacheSync(ctx context.Context) map[InformerKey]error {
 	f.mu.Lock()
-	type entry struct {
-		fi      *factoryInformer
-		started bool
-	}
-	entries := make([]entry, 0, len(f.informers))
+	informers := make([]*factoryInformer, 0, len(f.informers))
 	for _, fi := range f.informers {
-		entries = append(entries, entry{fi, fi.started || f.starters > 0})
+		informers = append(informers, fi)
 	}
 	f.mu.Unlock()
 
-	results := make(map[InformerKey]error, len(entries))
-	for _, e := range entries {
-		if !e.started {
-			results[e.fi.key] = ErrInformerNotStarted
+	results := make(map[InformerKey]error, len(informers))
+	for _, fi := range informers {
+		if err := f.waitForStart(ctx, fi); err != nil {
+			results[fi.key] = err
 			continue
 		}
-		results[e.fi.key] = waitForInformerSync(ctx, e.fi)
+		results[fi.key] = waitForInformerSync(ctx, fi)
 	}
 	return results
+}
+
+// waitForStart returns nil once fi has started, [ErrInformerNotStarted] as
+// soon as no Start is live to start it, or ctx's cause (wrapped) when ctx
+// ends first.
+func (f *InformerFactory) waitForStart(ctx context.Context, fi *factoryInformer) error {
+	for {
+		f.mu.Lock()
+		started, live := fi.started, f.starters > 0
+		running, noStarters := fi.running, f.noStarters
+		f.mu.Unlock()
+		switch {
+		case started:
+			return nil
+		case !live:
+			return ErrInformerNotStarted
+		}
+		select {
+		case <-running:
+		case <-noStarters:
+		case <-ctx.Done():
+			return fmt.Errorf("%v: not started: %w", fi.key, context.Cause(ctx))
+		}
+	}
 }
 
 // waitForInformerSync waits until fi's cache synced (nil), fi stopped, or ctx

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"go.uber.org/goleak"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
@@ -292,4 +293,48 @@ func sortedKeys(store cache.Store) []string {
 	keys := store.ListKeys()
 	slices.Sort(keys)
 	return keys
+}
+
+func TestInformerFactoryWaitForCacheSyncAfterTheStartEnded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newFactoryServer(t)
+		f := cache.NewInformerFactory(cache.InformerFactoryOptions{})
+		defer f.Shutdown()
+		ctx, cancel := context.WithCancel(t.Context())
+		f.Start(ctx)
+		cancel()
+		// Requested after the only Start's context ended, maybe before its
+		// goroutine saw it: no Start will run this informer.
+		informerFor(t, f, cache.InformerSelection{Namespace: "a"}, s.newListerWatcher)
+		waitCtx, waitCancel := context.WithTimeout(t.Context(), time.Hour)
+		defer waitCancel()
+		start := time.Now()
+		got := f.WaitForCacheSync(waitCtx)
+		key := cache.InformerKey{Type: objectType, InformerSelection: cache.InformerSelection{Namespace: "a"}}
+		if err := got[key]; !errors.Is(err, cache.ErrInformerNotStarted) {
+			t.Errorf("WaitForCacheSync = %v, want %v for %v", got, cache.ErrInformerNotStarted, key)
+		}
+		if waited := time.Since(start); waited > 0 {
+			t.Errorf("WaitForCacheSync waited %v for an informer no Start will run", waited)
+		}
+	})
+}
+
+func TestInformerFactoryShutdownLeavesNoGoroutine(t *testing.T) {
+	s := newFactoryServer(t)
+	base := goleak.IgnoreCurrent()
+	f := cache.NewInformerFactory(cache.InformerFactoryOptions{})
+	ctx, cancel := context.WithCancel(t.Context())
+	informerFor(t, f, cache.InformerSelection{Namespace: "a"}, s.newListerWatcher)
+	f.Start(ctx)
+	f.Start(ctx) // a second Start's goroutine is waited for too
+	informerFor(t, f, cache.InformerSelection{LabelSelector: "app=web"}, s.newListerWatcher)
+	for key, err := range f.WaitForCacheSync(ctx) {
+		if err != nil {
+			t.Errorf("%v: %v", key, err)
+		}
+	}
+	cancel()
+	f.Shutdown()
+	goleak.VerifyNone(t, base)
 }

@@ -99,6 +99,20 @@ func runSharedInformer(t testing.TB, inf SharedInformer) (stop func()) {
 	return stop
 }
 
+// runSyncedInformer runs, until the test ends, an informer of the test
+// objects o0 to o<objects-1>, and waits until it has synced.
+func runSyncedInformer(t *testing.T, objects int) (*sharedIndexInformer, *framework.Server[*metav1.PartialObjectMetadata]) {
+	t.Helper()
+	srv := newTestServer(t)
+	for i := range objects {
+		create(t, srv, fmt.Sprintf("o%d", i))
+	}
+	inf := newTestInformer(srv, SharedIndexInformerOptions{})
+	runSharedInformer(t, inf)
+	waitForSync(t, inf.HasSyncedChecker())
+	return inf, srv
+}
+
 // testContext returns a context whose logger writes to t.
 func testContext(t testing.TB) context.Context {
 	if tt, ok := t.(*testing.T); ok {

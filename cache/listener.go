@@ -73,7 +73,9 @@ const (
 // takes notifications out in batches and calls the handler without any lock
 // held. Adding never blocks, a slow handler only grows its own buffer, and
 // notifications reach the handler one at a time, in the order they were
-// added.
+// added. A registration that bounds its backlog (HandlerOptions.Coalesce,
+// MaxBacklog) has, behind the ring, a coalescingBacklog that merges the
+// notifications per object (listener_backlog.go).
 //
 // The listener is also the [ResourceEventHandlerRegistration] handed to the
 // caller of AddEventHandler.
@@ -86,9 +88,21 @@ type processorListener struct {
 	// syncTracker counts the initial-list adds queued but not yet handled.
 	syncTracker *synctrack.SingleFileTracker
 
+	// bounds are the registration's backlog limits; keyFunc keys its
+	// notifications and source resolves its stale entries. Set before the
+	// listener is shared; the zero values keep the unbounded buffer.
+	bounds  backlogBounds
+	keyFunc KeyFunc
+	source  backlogSource
+
 	mu sync.Mutex
-	// pending holds the notifications not yet taken by run. guarded by mu.
+	// pending holds the notifications not yet taken by run, in order.
+	// guarded by mu.
 	pending buffer.TypedRingGrowing[notification]
+	// keyed, nil unless the backlog is bounded, holds the notifications
+	// that came after those of pending, merged per object key. guarded by
+	// mu.
+	keyed *coalescingBacklog
 	// peak is the largest backlog run found since pending last drained;
 	// lowDrains counts the drains in a row that found pending oversized,
 	// and lowPeak is the largest peak among them. guarded by mu.
@@ -116,6 +130,10 @@ type processorListener struct {
 
 	// lastSlowLog is when run last logged a slow batch; only run uses it.
 	lastSlowLog time.Time
+
+	// onStop, when set, is called once the listener stops; see
+	// AddEventHandlerWithContext. guarded by mu.
+	onStop func()
 
 	// waitingFor is the listener whose shutdown this listener's handler is
 	// waiting for in ShutDownEventHandler, if any; used to refuse waits
@@ -200,7 +218,7 @@ func (l *processorListener) add(n notification) {
 	if n.isInitialAdd() {
 		l.syncTracker.Start()
 	}
-	l.pending.WriteOne(n)
+	l.enqueueLocked(n)
 	l.wakeLocked()
 }
 
@@ -218,7 +236,7 @@ func (l *processorListener) addInitial(objs []any) {
 	}
 	for _, obj := range objs {
 		l.syncTracker.Start()
-		l.pending.WriteOne(notification{kind: addNotification, isInInitialList: true, newObj: obj})
+		l.enqueueLocked(notification{kind: addNotification, isInInitialList: true, newObj: obj})
 	}
 	l.wakeLocked()
 }
@@ -266,11 +284,19 @@ func (l *processorListener) stop() {
 	l.stopped = true
 	l.dropping.Store(true)
 	l.pending = buffer.TypedRingGrowing[notification]{} // drop what is pending
+	if l.keyed != nil {
+		l.keyed = &coalescingBacklog{}
+	}
 	started := l.started
+	onStop := l.onStop
+	l.onStop = nil
 	close(l.stopCh)
 	l.wakeLocked()
 	if !started {
 		close(l.runFinished)
+	}
+	if onStop != nil {
+		onStop()
 	}
 }
 
@@ -289,12 +315,18 @@ func (l *processorListener) run() {
 	defer listenerGoroutines.Delete(id)
 
 	batch := make([]notification, 0, deliveryBatchSize)
-	var ok bool
 	for {
 		var backlog int
-		batch, backlog, ok = l.next(batch[:0])
-		if !ok {
+		var state nextState
+		batch, backlog, state = l.next(batch[:0])
+		switch state {
+		case nextStopped:
 			return
+		case nextStale:
+			var ok bool
+			if batch, ok = l.resolveStale(batch); !ok {
+				return
+			}
 		}
 		var start time.Time
 		if backlog > slowHandlerBacklog {
@@ -317,23 +349,41 @@ func (l *processorListener) run() {
 	}
 }
 
+// nextState is what next found.
+type nextState uint8
+
+const (
+	nextBatch   nextState = iota // notifications were taken
+	nextStale                    // the backlog's front is stale: see resolveStale
+	nextStopped                  // the listener has stopped
+)
+
 // next waits for notifications and moves up to cap(batch) of them into
-// batch. It also returns how many notifications were pending. It returns
-// false once the listener has stopped.
-func (l *processorListener) next(batch []notification) ([]notification, int, bool) {
+// batch. It also returns how many notifications were pending, and
+// nextStale when the oldest pending entry must first be resolved against the
+// store, or nextStopped once the listener has stopped.
+func (l *processorListener) next(batch []notification) ([]notification, int, nextState) {
 	l.mu.Lock()
-	for l.pending.Len() == 0 && !l.stopped {
+	defer l.mu.Unlock()
+	for l.backlogLocked() == 0 && !l.stopped {
 		l.idle = true
 		l.mu.Unlock()
 		<-l.wake // sent by add or stop
 		l.mu.Lock()
 	}
 	if l.stopped {
-		l.mu.Unlock()
-		return batch, 0, false
+		return batch, 0, nextStopped
 	}
-	backlog := l.pending.Len()
-	l.peak = max(l.peak, backlog)
+	backlog := l.backlogLocked()
+	if l.pending.Len() == 0 {
+		// What is pending is in the coalescing backlog.
+		var taken bool
+		if batch, taken = l.takeKeyedLocked(batch); !taken {
+			return batch, backlog, nextStale
+		}
+		return batch, backlog, nextBatch
+	}
+	l.peak = max(l.peak, l.pending.Len())
 	for len(batch) < cap(batch) {
 		n, ok := l.pending.ReadOne()
 		if !ok {
@@ -344,8 +394,7 @@ func (l *processorListener) next(batch []notification) ([]notification, int, boo
 	if l.pending.Len() == 0 {
 		l.shrinkLocked()
 	}
-	l.mu.Unlock()
-	return batch, backlog, true
+	return batch, backlog, nextBatch
 }
 
 // shrinkLocked gives back the memory of a burst. It is called whenever the

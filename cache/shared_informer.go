@@ -30,8 +30,10 @@ import (
 // is called for one notification at a time, in the order the informer
 // processed them, so the changes of one object arrive in order; it may lag
 // behind the cache and behind other handlers, and a slow handler delays no
-// one but itself. Intermediate states of an object may be skipped, but the
-// last notification about an object carries its latest state. A handler
+// one but itself; it may bound its buffer instead (see
+// [HandlerOptions.Coalesce] and [HandlerOptions.MaxBacklog]). Intermediate
+// states of an object may be skipped, but the last notification about an
+// object carries its latest state. A handler
 // whose resync period is due (see AddEventHandlerWithResyncPeriod) also gets
 // an update for every cached object, changed or not.
 //
@@ -216,6 +218,7 @@ func newSharedIndexInformer(lw ListerWatcher, exampleObject runtime.Object, opti
 		resyncCheckPeriod:               resync,
 		defaultEventHandlerResyncPeriod: resync,
 		clock:                           clk,
+		keyFunc:                         DeletionHandlingMetaNamespaceKeyFunc,
 	}
 }
 
@@ -237,6 +240,7 @@ type sharedIndexInformer struct {
 	identifier        InformerNameAndResource
 	metricsProvider   InformerMetricsProvider
 	inOrder           bool
+	keyFunc           KeyFunc // the indexer's
 	clock             clock.Clock
 
 	// startedLock guards the fields below it. Lock order: startedLock,
@@ -467,6 +471,10 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 	if err := checkHandler[ResourceEventHandler](handler); err != nil {
 		return nil, err
 	}
+	bounds, err := options.backlogBounds()
+	if err != nil {
+		return nil, err
+	}
 	s.startedLock.Lock()
 	defer s.startedLock.Unlock()
 	if s.stopped {
@@ -498,6 +506,7 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 	}
 
 	l := newProcessorListener(logger, handler, resyncPeriod, determineResyncPeriod(logger, resyncPeriod, s.resyncCheckPeriod), s.clock, s.HasSyncedChecker().Name())
+	l.setBacklog(bounds, s.keyFunc, (*informerStore)(s))
 	if s.started {
 		// Replay the cache while no change can be stored or distributed,
 		// so that the handler sees every object exactly once before any
@@ -573,6 +582,20 @@ func (e *informerEvents) OnUpdate(oldObj, newObj any) {
 // OnDelete distributes a delete to every handler.
 func (e *informerEvents) OnDelete(obj any) {
 	e.processor.distribute(notification{kind: deleteNotification, oldObj: obj}, false)
+}
+
+// informerStore is the [backlogSource] of the informer's listeners.
+type informerStore sharedIndexInformer
+
+// whileQuiet holds blockDeltas, under which every change is stored and
+// distributed, while fn reads the indexer.
+func (s *informerStore) whileQuiet(fn func(get func(key string) (any, bool))) {
+	s.blockDeltas.Lock()
+	defer s.blockDeltas.Unlock()
+	fn(func(key string) (any, bool) {
+		obj, exists, err := s.indexer.GetByKey(key)
+		return obj, exists && err == nil
+	})
 }
 
 // ShutDownEventHandler removes handle's handler from informer, like

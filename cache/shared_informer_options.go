@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"fmt"
 	"time"
 
 	"k8s.io/klog/v2"
@@ -92,6 +93,73 @@ type HandlerOptions struct {
 	// update (see [SharedInformer.AddEventHandlerWithResyncPeriod]). Nil
 	// means the informer's default period; zero means no resync.
 	ResyncPeriod *time.Duration
+
+	// Coalesce bounds the handler's backlog by the number of distinct
+	// objects instead of the number of events: once more than
+	// CoalesceAfter notifications wait for the handler, later ones are
+	// merged per object key (the informer's key function) until the
+	// backlog has drained. It is not part of client-go's API; client-go
+	// keeps every notification until the handler takes it.
+	//
+	// The notifications of one object, merged, take the handler from its
+	// view of the object (what it was last told) to the latest state:
+	//   - the latest state wins: an add or update followed by updates is
+	//     one add or update carrying the latest object;
+	//   - the old object of a merged update is the oldest pending one, the
+	//     state the handler last saw;
+	//   - an add followed by a delete cancels out: the handler hears of
+	//     neither;
+	//   - a delete wins over earlier updates, and carries the object (or
+	//     [DeletedFinalStateUnknown]) of the first deletion;
+	//   - a delete followed by an add stays a delete and an add, so the
+	//     handler never gets an update for an object it was told was
+	//     deleted unless it was told it was added again.
+	// A merged notification keeps the place of the object's oldest pending
+	// one, so the changes of one object reach the handler in order, and
+	// at most two notifications per object wait. Resyncs merge like
+	// updates. An add of the initial list that merges into a later state
+	// still counts towards the registration's HasSynced; one cancelled by
+	// a delete counts as handled.
+	Coalesce bool
+
+	// CoalesceAfter is how many notifications may wait, one per event,
+	// before Coalesce merges them; zero merges from the first one the
+	// handler has not taken. It must not be negative, and needs Coalesce.
+	CoalesceAfter int
+
+	// MaxBacklog, when positive, caps the notifications held for the
+	// handler. It is not part of client-go's API; client-go holds them
+	// without limit. When a new notification would exceed the cap, the
+	// pending notifications are dropped: the handler's backlog keeps, per
+	// object they were about, only the object's key and the state the
+	// handler last saw (nothing when it had none), and further changes
+	// only add keys: one entry per changed object, however many events.
+	// When the handler gets to a key, it is told the
+	// difference between that state and the informer's current store: an
+	// update from the state it saw to the stored one, an add of what it
+	// did not have, a delete (of a [DeletedFinalStateUnknown] carrying the
+	// state it saw) of what is gone, or a delete and an add when the
+	// stored object has another uid. So the handler converges to the store
+	// without the events being held; intermediate states are skipped. Once
+	// those keys are handled the cap applies again. Objects that did not
+	// change are not replayed. The registration's HasSynced still means
+	// that the handler saw every object of the initial list that still
+	// exists. Zero means no cap; it must not be negative.
+	MaxBacklog int
+}
+
+// backlogBounds returns the backlog limits of o, or an error for malformed
+// ones.
+func (o HandlerOptions) backlogBounds() (backlogBounds, error) {
+	switch {
+	case o.CoalesceAfter < 0:
+		return backlogBounds{}, fmt.Errorf("handler options: CoalesceAfter is %d, must not be negative", o.CoalesceAfter)
+	case o.CoalesceAfter > 0 && !o.Coalesce:
+		return backlogBounds{}, fmt.Errorf("handler options: CoalesceAfter is %d but Coalesce is false", o.CoalesceAfter)
+	case o.MaxBacklog < 0:
+		return backlogBounds{}, fmt.Errorf("handler options: MaxBacklog is %d, must not be negative", o.MaxBacklog)
+	}
+	return backlogBounds{coalesce: o.Coalesce, coalesceAfter: o.CoalesceAfter, max: o.MaxBacklog}, nil
 }
 
 // minimumResyncPeriod is the smallest positive resync period a handler can

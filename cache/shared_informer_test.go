@@ -839,13 +839,7 @@ func TestSharedInformerPanickingHandler(t *testing.T) {
 
 func TestSharedInformerManyHandlersLeaveNoGoroutines(t *testing.T) {
 	const handlers = 1000
-	srv := newTestServer(t)
-	for i := range 10 {
-		create(t, srv, fmt.Sprintf("o%d", i))
-	}
-	inf := newTestInformer(srv, SharedIndexInformerOptions{})
-	runSharedInformer(t, inf)
-	waitForSync(t, inf.HasSyncedChecker())
+	inf, srv := runSyncedInformer(t, 10)
 	baseline := goruntime.NumGoroutine()
 
 	regs := make([]ResourceEventHandlerRegistration, handlers)

@@ -1,0 +1,224 @@
+package cache
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// mapSource is a backlogSource over a map, for listeners driven by one
+// goroutine; lock, when set, is held around fn as an informer holds
+// blockDeltas.
+type mapSource struct {
+	lock sync.Locker
+	objs map[string]any
+}
+
+func (s *mapSource) whileQuiet(fn func(get func(key string) (any, bool))) {
+	if s.lock != nil {
+		s.lock.Lock()
+		defer s.lock.Unlock()
+	}
+	fn(func(key string) (any, bool) {
+		obj, ok := s.objs[key]
+		return obj, ok
+	})
+}
+
+// newBoundedTestListener returns a listener for handler with bounds, reading
+// stale entries from objs.
+func newBoundedTestListener(handler ResourceEventHandler, bounds backlogBounds, source backlogSource) *processorListener {
+	l := newTestListener(handler)
+	l.setBacklog(bounds, DeletionHandlingMetaNamespaceKeyFunc, source)
+	return l
+}
+
+// backlog returns l's pending notifications.
+func (l *processorListener) backlog() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.backlogLocked()
+}
+
+// takeOnce does what one round of run does, without the goroutine: it takes
+// a batch (resolving stale entries) and delivers it. The listener must have
+// something pending.
+func (l *processorListener) takeOnce(t *testing.T) {
+	t.Helper()
+	batch, _, state := l.next(make([]notification, 0, deliveryBatchSize))
+	switch state {
+	case nextStopped:
+		t.Fatal("the listener stopped")
+	case nextStale:
+		var ok bool
+		if batch, ok = l.resolveStale(batch); !ok {
+			t.Fatal("the listener stopped")
+		}
+	}
+	for i := range batch {
+		l.deliver(&batch[i])
+	}
+}
+
+func TestListenerBacklogAgainstModel(t *testing.T) {
+	const keys = 6
+	tests := []struct {
+		name   string
+		bounds backlogBounds
+		// most is the largest backlog allowed.
+		most int
+	}{
+		{name: "coalesce at once", bounds: backlogBounds{coalesce: true}, most: 2 * keys},
+		{name: "coalesce after 5", bounds: backlogBounds{coalesce: true, coalesceAfter: 5}, most: 5 + 2*keys},
+		{name: "cap 8", bounds: backlogBounds{max: 8}, most: 8},
+		{name: "cap 3 below the keys", bounds: backlogBounds{max: 3}, most: keys},
+		{name: "coalesce after 2 and cap 4", bounds: backlogBounds{coalesce: true, coalesceAfter: 2, max: 4}, most: keys},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for seed := range uint64(100) {
+				rng := rand.New(rand.NewPCG(seed, 42))
+				objs := &testObjects{rng: rng, objs: map[string]any{}}
+				view := newReplayView()
+				l := newBoundedTestListener(view, tc.bounds, &mapSource{objs: objs.objs})
+				for step := range 400 {
+					if step == 60 {
+						l.upstreamHasSynced()
+					}
+					if l.backlog() == 0 || rng.IntN(3) > 0 {
+						_, n := objs.next(keys, step < 60)
+						l.add(n)
+					} else {
+						l.takeOnce(t)
+					}
+					if got := l.backlog(); got > tc.most {
+						t.Fatalf("seed %d, step %d: backlog %d, want at most %d", seed, step, got, tc.most)
+					}
+				}
+				for l.backlog() > 0 {
+					l.takeOnce(t)
+				}
+				got, _, problems := view.snapshot()
+				if len(problems) > 0 {
+					t.Fatalf("seed %d: the handler got inconsistent calls:\n%v", seed, problems)
+				}
+				if diff := cmp.Diff(objectsView(objs.objs), got); diff != "" {
+					t.Fatalf("seed %d: the handler's view is not the objects' (-want +got):\n%s", seed, diff)
+				}
+				if !l.HasSynced() {
+					t.Fatalf("seed %d: the registration did not sync", seed)
+				}
+			}
+		})
+	}
+}
+
+// objectsView returns the key to resource version map of objs.
+func objectsView(objs map[string]any) map[string]string {
+	view := map[string]string{}
+	for _, obj := range objs {
+		key, rv := describeObject(obj)
+		view[key] = rv
+	}
+	return view
+}
+
+func TestListenerBacklogKeepsTheRingBelowItsBounds(t *testing.T) {
+	tests := []struct {
+		name   string
+		bounds backlogBounds
+		want   []string
+	}{
+		{
+			name: "unbounded: every notification",
+			want: []string{"update ns/a@2 from 1", "update ns/a@3 from 2", "update ns/a@4 from 3", "update ns/a@5 from 4"},
+		},
+		{
+			name:   "coalesce after 2: two as they are, the rest merged",
+			bounds: backlogBounds{coalesce: true, coalesceAfter: 2},
+			want:   []string{"update ns/a@2 from 1", "update ns/a@3 from 2", "update ns/a@5 from 3"},
+		},
+		{
+			name:   "cap 3: the store's state once past it",
+			bounds: backlogBounds{max: 3},
+			want:   []string{"update ns/a@9 from 1"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := newRecorder()
+			l := newBoundedTestListener(rec, tc.bounds, &mapSource{objs: map[string]any{"ns/a": pom("a", "9")}})
+			for rv := 1; rv < 5; rv++ {
+				l.add(nUpdate(fmt.Sprint(rv), fmt.Sprint(rv+1)))
+			}
+			for l.backlog() > 0 {
+				l.takeOnce(t)
+			}
+			var got []string
+			for _, e := range rec.recorded() {
+				got = append(got, e.String())
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("calls (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestListenerBacklogStopDropsTheCoalescedNotifications(t *testing.T) {
+	rec := newRecorder()
+	l := newBoundedTestListener(rec, backlogBounds{coalesce: true}, nil)
+	l.add(nUpdate("1", "2"))
+	l.stop()
+	if got := l.backlog(); got != 0 {
+		t.Errorf("backlog after stop = %d, want 0", got)
+	}
+	l.add(nUpdate("2", "3"))
+	if got := l.backlog(); got != 0 {
+		t.Errorf("backlog after an add after stop = %d, want 0", got)
+	}
+	if _, _, state := l.next(nil); state != nextStopped {
+		t.Errorf("next after stop = %v, want nextStopped", state)
+	}
+}
+
+func TestListenerBacklogResolvesWhileTheProducerWaits(t *testing.T) {
+	// The producer adds under the source's lock, as the informer
+	// distributes under blockDeltas: a stale entry is resolved against a
+	// store that matches what the listener was told.
+	var mu sync.Mutex
+	objs := map[string]any{}
+	view := newReplayView()
+	l := newBoundedTestListener(view, backlogBounds{max: 10}, &mapSource{lock: &mu, objs: objs})
+	var wg sync.WaitGroup
+	l.start(&wg)
+	release := make(chan struct{})
+	var once sync.Once
+	view.onCall = func() { once.Do(func() { <-release }) }
+
+	objects := &testObjects{rng: rand.New(rand.NewPCG(1, 2)), objs: objs}
+	for i := range 20_000 {
+		mu.Lock()
+		_, n := objects.next(50, false)
+		l.add(n)
+		mu.Unlock()
+		if i == 10_000 {
+			close(release)
+		}
+	}
+	mu.Lock()
+	want := objectsView(objs)
+	mu.Unlock()
+	waitFor(t, "the handler's view to match the objects", func() bool {
+		got, _, _ := view.snapshot()
+		return cmp.Equal(want, got) && l.backlog() == 0
+	})
+	l.stop()
+	wg.Wait()
+	if _, _, problems := view.snapshot(); len(problems) > 0 {
+		t.Errorf("the handler got inconsistent calls:\n%v", problems)
+	}
+}

@@ -1,0 +1,96 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/klog/v2"
+)
+
+// ScopedHandlerRegistration is the registration of a handler added with
+// [AddEventHandlerWithContext]. It is not part of client-go's API. It is also
+// a handle for [SharedInformer.RemoveEventHandler] and
+// [ShutDownEventHandler]; its methods are safe for concurrent use.
+type ScopedHandlerRegistration interface {
+	ResourceEventHandlerRegistration
+
+	// Done returns a channel that is closed once the handler was removed
+	// (its context ended, RemoveEventHandler was called, or the informer
+	// stopped) and will not be called again: its last call, if any, has
+	// returned. Waiting on it from inside the handler never ends; cancel
+	// the context and return instead.
+	Done() <-chan struct{}
+}
+
+var _ ScopedHandlerRegistration = (*processorListener)(nil)
+
+// AddEventHandlerWithContext adds handler to informer, with options, for as
+// long as ctx lasts: once ctx ends the handler is removed, as by
+// [SharedInformer.RemoveEventHandler], and the registration's Done channel
+// closes after the handler's last call has returned. It is not part of
+// client-go's API; client-go's registrations last until they are removed.
+//
+// Nothing waits for the handler when ctx ends, so the context may be
+// cancelled from inside the handler; the removal then takes effect when the
+// call returns (a notification already being delivered may still reach it).
+// A registration removed otherwise (RemoveEventHandler, or the informer
+// stopping) lets go of ctx at once: ctx may outlive many registrations.
+// Without options.Logger, the handler logs through ctx's logger.
+//
+// It returns an error, and adds nothing, when ctx has already ended, when ctx
+// or informer is nil, when AddEventHandlerWithOptions fails, and for an
+// informer that is not of this package (or a wrapper of one that hands out
+// its registrations).
+func AddEventHandlerWithContext(ctx context.Context, informer SharedInformer, handler ResourceEventHandler, options HandlerOptions) (ScopedHandlerRegistration, error) {
+	switch {
+	case ctx == nil:
+		return nil, errors.New("add event handler with context: nil context")
+	case informer == nil:
+		return nil, errors.New("add event handler with context: nil informer")
+	}
+	if err := context.Cause(ctx); err != nil {
+		return nil, fmt.Errorf("add event handler with context: the context has ended: %w", err)
+	}
+	if options.Logger == nil {
+		logger := klog.FromContext(ctx)
+		options.Logger = &logger
+	}
+	reg, err := informer.AddEventHandlerWithOptions(handler, options)
+	if err != nil {
+		return nil, err
+	}
+	l, ok := reg.(*processorListener)
+	if !ok {
+		err := fmt.Errorf("add event handler with context: %T does not hand out this package's registrations", informer)
+		if rmErr := informer.RemoveEventHandler(reg); rmErr != nil {
+			err = errors.Join(err, rmErr)
+		}
+		return nil, err
+	}
+	stop := context.AfterFunc(ctx, func() { // runs once ctx ends, in a goroutine of its own
+		if err := informer.RemoveEventHandler(l); err != nil {
+			utilruntime.HandleErrorWithContext(ctx, err, "Failed to remove an event handler whose context ended")
+		}
+	})
+	l.setOnStop(func() { stop() })
+	return l, nil
+}
+
+// Done implements [ScopedHandlerRegistration.Done]; it is ShutdownChan.
+func (l *processorListener) Done() <-chan struct{} {
+	return l.runFinished
+}
+
+// setOnStop makes stop call f, or calls f at once if l has stopped already.
+func (l *processorListener) setOnStop(f func()) {
+	l.mu.Lock()
+	if l.stopped {
+		l.mu.Unlock()
+		f()
+		return
+	}
+	l.onStop = f
+	l.mu.Unlock()
+}
