@@ -74,6 +74,14 @@ type Config struct {
 	// [Reflector.WatchListPageSize].
 	WatchListPageSize int64
 
+	// WatchLiveness, when not nil, restarts watches that go silent; see
+	// [WatchLivenessOptions]. It is not part of client-go's API.
+	WatchLiveness *WatchLivenessOptions
+
+	// monitor follows the run for the sync status, run metrics and
+	// resource-version waits; newController makes one when it is nil.
+	monitor *informerMonitor
+
 	// keyed, when set and Queue is one of this package's, processes the
 	// popped items instead of Process and ProcessBatch (which must do the
 	// same), together with the keys the queue computed for them. The
@@ -125,7 +133,8 @@ type Controller interface {
 // resuming after it stopped for an unexpected reason.
 const controllerRetryPeriod = time.Second
 
-// controller implements Controller.
+// controller implements Controller, [SyncStatusReporter] and
+// [ResourceVersionWaiter].
 type controller struct {
 	config Config
 	clock  clock.Clock
@@ -141,8 +150,16 @@ func New(c *Config) Controller {
 
 // newController returns a controller whose reflector and retries use clk.
 func newController(config Config, clk clock.Clock) *controller {
+	if config.monitor == nil {
+		config.monitor = newInformerMonitor(clk, config.ObjectType, config.ObjectDescription, InformerNameAndResource{}, nil, nil)
+	}
 	return &controller{config: config, clock: clk}
 }
+
+var (
+	_ SyncStatusReporter    = (*controller)(nil)
+	_ ResourceVersionWaiter = (*controller)(nil)
+)
 
 // Run implements [Controller.Run].
 func (c *controller) Run(stopCh <-chan struct{}) {
@@ -174,6 +191,7 @@ func (c *controller) RunWithContext(ctx context.Context) {
 		MinWatchTimeout: c.config.MinWatchTimeout,
 		TypeDescription: c.config.ObjectDescription,
 		Clock:           c.clock,
+		WatchLiveness:   c.config.WatchLiveness,
 	})
 	r.ShouldResync = c.config.ShouldResync
 	r.WatchListPageSize = c.config.WatchListPageSize
@@ -188,6 +206,17 @@ func (c *controller) RunWithContext(ctx context.Context) {
 	c.reflector = r
 	c.mu.Unlock()
 
+	monitor := c.config.monitor
+	monitor.start(r, c.config.Queue)
+	defer monitor.stop() // after wg.Wait below, unless processing panics
+	// Exits on sync or ctx.Done(); waited for below.
+	wg.Go(func() {
+		select {
+		case <-c.config.Queue.HasSyncedChecker().Done():
+			monitor.synced()
+		case <-ctx.Done():
+		}
+	})
 	wg.Go(func() { r.RunWithContext(ctx) })
 
 	for {
@@ -219,6 +248,7 @@ func (c *controller) processLoop(ctx context.Context) {
 	}
 	for ctx.Err() == nil {
 		err := popNext()
+		c.config.monitor.popped()
 		switch {
 		case errors.Is(err, ErrFIFOClosed):
 			return
@@ -282,6 +312,23 @@ func (c *controller) LastSyncResourceVersion() string {
 		return ""
 	}
 	return c.reflector.LastSyncResourceVersion()
+}
+
+// SyncStatus implements [SyncStatusReporter].
+func (c *controller) SyncStatus() SyncStatus {
+	st, _ := c.config.monitor.syncStatus()
+	return st
+}
+
+// syncStatusChanges returns the status and a channel closed at its next
+// significant change, for WaitForSync.
+func (c *controller) syncStatusChanges() (SyncStatus, <-chan struct{}) {
+	return c.config.monitor.syncStatus()
+}
+
+// WaitForResourceVersion implements [ResourceVersionWaiter].
+func (c *controller) WaitForResourceVersion(ctx context.Context, resourceVersion string) error {
+	return c.config.monitor.waitForResourceVersion(ctx, resourceVersion)
 }
 
 // neverDone is the DoneChecker of a controller without a queue.

@@ -66,6 +66,14 @@ type DeltaFIFO struct {
 	// and queue has no duplicates.
 	items map[string]Deltas
 	queue []string // guarded by mu
+	// firstDelta holds, for each key of queue at the same position, the
+	// number of its oldest pending delta; numbers count every delta
+	// appended, from one. Since keys are queued in the order of their
+	// oldest delta, every delta numbered below firstDelta[0] has been
+	// processed. guarded by mu.
+	firstDelta []uint64
+	// appended counts the deltas appended so far. guarded by mu.
+	appended uint64
 
 	emitDeltaTypeReplaced bool
 }
@@ -75,6 +83,7 @@ var (
 	_ keyedQueue        = (*DeltaFIFO)(nil)
 	_ TransformingStore = (*DeltaFIFO)(nil)
 	_ DoneChecker       = (*DeltaFIFO)(nil)
+	_ progressQueue     = (*DeltaFIFO)(nil)
 )
 
 // NewDeltaFIFO returns a DeltaFIFO keyed by keyFunc that consults
@@ -171,6 +180,7 @@ func (f *DeltaFIFO) lenLocked() int {
 // collapses the last two deltas if both are deletions. It implements
 // deltaLog.
 func (f *DeltaFIFO) appendLocked(key string, d Delta) {
+	f.appended++
 	deltas, queued := f.items[key]
 	deltas = append(deltas, d)
 	if n := len(deltas); n >= 2 && deltas[n-1].Type == Deleted && deltas[n-2].Type == Deleted {
@@ -183,6 +193,7 @@ func (f *DeltaFIFO) appendLocked(key string, d Delta) {
 	}
 	if !queued {
 		f.queue = append(f.queue, key)
+		f.firstDelta = append(f.firstDelta, f.appended)
 	}
 	f.items[key] = deltas
 	f.cond.Broadcast()
@@ -222,6 +233,7 @@ func (f *DeltaFIFO) Replace(list []any, resourceVersion string) error {
 		f.items = make(map[string]Deltas, len(listed)) // spare a relist the rehashing
 	}
 	f.queue = slices.Grow(f.queue, len(listed))
+	f.firstDelta = slices.Grow(f.firstDelta, len(listed))
 	for i, key := range keys {
 		f.appendLocked(key, Delta{Type: action, Object: objs[i]})
 	}
@@ -296,9 +308,21 @@ func (f *DeltaFIFO) Pop(process PopProcessFunc) (any, error) {
 func (f *DeltaFIFO) popLocked() (string, Deltas) {
 	key := f.queue[0]
 	f.queue = dropFront(f.queue, 1)
+	f.firstDelta = dropFront(f.firstDelta, 1)
 	deltas := f.items[key]
 	delete(f.items, key)
 	return key, deltas
+}
+
+// progress implements progressQueue. Pop processes with the lock held, so no
+// delta is being processed while progress looks.
+func (f *DeltaFIFO) progress() (queued, applied uint64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.firstDelta) == 0 {
+		return f.appended, f.appended
+	}
+	return f.appended, f.firstDelta[0] - 1
 }
 
 // HasSyncedChecker returns the FIFO itself: its Done channel closes when

@@ -54,6 +54,10 @@ type deltaQueue struct {
 	unlockBelow int
 	// slowLogValues are extra key/value pairs of the slow-processing log.
 	slowLogValues []any
+
+	// processed counts the popped items whose processing has returned.
+	// guarded by mu.
+	processed uint64
 }
 
 // deltaQueueConfig is what a queue tells deltaQueue.init.
@@ -230,11 +234,18 @@ func (q *deltaQueue) popKeyed(process keyedProcessFunc) error {
 	}
 	isInInitialList := !q.sync.synced()
 	key, deltas := q.log.popLocked()
-	defer q.sync.processed(q.sync.taking(1)) // argument evaluated now, decrement after process
+	defer q.processedLocked(q.sync.taking(1), 1) // arguments evaluated now, counted after process
 
 	return q.processLocked(1, key, func() error {
 		return process(key, deltas, isInInitialList)
 	})
+}
+
+// processedLocked records that n popped items, initial of them of the first
+// batch, have been processed.
+func (q *deltaQueue) processedLocked(initial, n int) {
+	q.sync.processed(initial)
+	q.processed += uint64(n)
 }
 
 // pop is popKeyed for a [PopProcessFunc]: it hands process the deltas as a

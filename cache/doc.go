@@ -162,6 +162,21 @@
 //	                             delay. A panic of IsWatchListSemanticsUnSupported counts
 //	                             as no opt-out.
 //
+// # Operating informers
+//
+// Beyond client-go, and only when asked for: [InformerSyncStatus] says what
+// an informer is doing and why it has not synced (phase, attempts, the last
+// list or watch error); [WaitForSync] returns that cause as a [*SyncError]
+// and, with FailFast, stops at a 401, 403 or 404 instead of at the timeout;
+// [WatchLivenessOptions] restarts watches that go silent; [WaitForResourceVersion]
+// waits until the store reflects a write (read-your-writes); and a
+// [RunMetricsProvider] gets every stage's metrics, released when the informer
+// or handler stops (the nested module github.com/informer-go/informer/prometheus
+// exports them to Prometheus). The reflector reports list and watch outcomes
+// to its informer through a small observer; the queues number the deltas they
+// take in so that a wait knows when everything up to a resource version is
+// stored, in both queue modes.
+//
 // # Shards
 //
 // Kubernetes 1.36 kube-apiserver with the ShardedListAndWatch feature gate

@@ -58,6 +58,17 @@ type InformerOptions struct {
 	// writes batches of up to 1000 events to the store in one transaction
 	// before calling the handler for them.
 	InOrder bool
+
+	// WatchLiveness, when not nil, restarts watches that go silent; see
+	// [WatchLivenessOptions]. Nil, the default, does not. It is not part
+	// of client-go's API.
+	WatchLiveness *WatchLivenessOptions
+
+	// RunMetricsProvider provides the metrics of the informer's run (see
+	// [RunMetricsProvider]); nil means the process-wide provider
+	// ([SetRunMetricsProvider]), if any. It is not part of client-go's
+	// API.
+	RunMetricsProvider RunMetricsProvider
 }
 
 // NewInformerWithOptions returns a store, kept in step with
@@ -161,6 +172,8 @@ func newInformer(clientState Store, options InformerOptions) Controller {
 		ObjectType:       options.ObjectType,
 		FullResyncPeriod: options.ResyncPeriod,
 		MinWatchTimeout:  options.MinWatchTimeout,
+		WatchLiveness:    options.WatchLiveness,
+		monitor:          newInformerMonitor(realClock, options.ObjectType, "", options.Identifier, options.RunMetricsProvider, clientState),
 		Process:          p.process,
 		ProcessBatch:     p.processBatch,
 		keyed:            p.keyed,

@@ -98,6 +98,12 @@ type InformerFactoryOptions struct {
 	// InOrder selects client-go's default pipeline for every informer; see
 	// [SharedIndexInformerOptions].
 	InOrder bool
+	// WatchLiveness, when not nil, restarts the silent watches of every
+	// informer; see [WatchLivenessOptions].
+	WatchLiveness *WatchLivenessOptions
+	// RunMetricsProvider provides the run metrics of every informer; nil
+	// means the process-wide provider, if any. See [RunMetricsProvider].
+	RunMetricsProvider RunMetricsProvider
 }
 
 // InformerFactory hands out shared informers, one per object type and
@@ -207,9 +213,11 @@ func (f *InformerFactory) InformerFor(exampleObject runtime.Object, selection In
 		resync = f.options.ResyncPeriod
 	}
 	informer := NewSharedIndexInformerWithOptions(lw, exampleObject, SharedIndexInformerOptions{
-		ResyncPeriod: resync,
-		Indexers:     Indexers{NamespaceIndex: MetaNamespaceIndexFunc},
-		InOrder:      f.options.InOrder,
+		ResyncPeriod:       resync,
+		Indexers:           Indexers{NamespaceIndex: MetaNamespaceIndexFunc},
+		InOrder:            f.options.InOrder,
+		WatchLiveness:      f.options.WatchLiveness,
+		RunMetricsProvider: f.options.RunMetricsProvider,
 	})
 	if f.options.Transform != nil {
 		if err := informer.SetTransform(f.options.Transform); err != nil {
@@ -300,8 +308,11 @@ func (f *InformerFactory) startPendingLocked(ctx context.Context) {
 // nil if its cache synced, otherwise why not: [ErrInformerNotStarted] for an
 // informer no Start has run nor will (one requested while the context of a
 // Start is live is started by it), [ErrInformerStopped] (wrapped) for one
-// that stopped before syncing, and the cause of ctx's end (wrapped) for the
-// rest. It does not wait for informers that will not start or have stopped.
+// that stopped before syncing, and for the rest a [*SyncError] (wrapped) with
+// the informer's status, which wraps the cause of ctx's end and the
+// informer's last list or watch error (errors.Is and apierrors.IsForbidden
+// see both). It does not wait for informers that will not start or have
+// stopped.
 func (f *InformerFactory) WaitForCacheSync(ctx context.Context) map[InformerKey]error {
 	f.mu.Lock()
 	informers := make([]*factoryInformer, 0, len(f.informers))
@@ -362,8 +373,12 @@ func waitForInformerSync(ctx context.Context, fi *factoryInformer) error {
 	case <-fi.stopped:
 		return fmt.Errorf("%v: %w", fi.key, ErrInformerStopped)
 	default:
-		return fmt.Errorf("%v: cache not synced: %w", fi.key, context.Cause(ctx))
 	}
+	if status, ok := InformerSyncStatus(fi.informer); ok {
+		// Say why: the informer's phase and last list or watch error.
+		return fmt.Errorf("%v: %w", fi.key, &SyncError{Status: status, WaitErr: context.Cause(ctx)})
+	}
+	return fmt.Errorf("%v: cache not synced: %w", fi.key, context.Cause(ctx))
 }
 
 // Shutdown marks the factory as shut down, then blocks until every goroutine

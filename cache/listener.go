@@ -135,6 +135,10 @@ type processorListener struct {
 	// AddEventHandlerWithContext. guarded by mu.
 	onStop func()
 
+	// observer feeds the handler's run metrics; nil means none. Set before
+	// the listener starts; only run uses it.
+	observer *handlerObserver
+
 	// waitingFor is the listener whose shutdown this listener's handler is
 	// waiting for in ShutDownEventHandler, if any; used to refuse waits
 	// that would deadlock.
@@ -310,6 +314,8 @@ func (l *processorListener) isStopped() bool {
 // run delivers notifications until the listener stops.
 func (l *processorListener) run() {
 	defer close(l.runFinished)
+	l.observer.begin()
+	defer l.observer.end()
 	id := currentGoroutineID()
 	listenerGoroutines.Store(id, l)
 	defer listenerGoroutines.Delete(id)
@@ -319,6 +325,7 @@ func (l *processorListener) run() {
 		var backlog int
 		var state nextState
 		batch, backlog, state = l.next(batch[:0])
+		l.observer.backlog(backlog)
 		switch state {
 		case nextStopped:
 			return
@@ -337,7 +344,7 @@ func (l *processorListener) run() {
 				clear(batch[i:])
 				break
 			}
-			if l.deliver(&batch[i]) && !l.pause() {
+			if l.deliverMeasured(&batch[i]) && !l.pause() {
 				clear(batch[i:])
 				break
 			}
@@ -368,6 +375,7 @@ func (l *processorListener) next(batch []notification) ([]notification, int, nex
 	for l.backlogLocked() == 0 && !l.stopped {
 		l.idle = true
 		l.mu.Unlock()
+		l.observer.backlog(0)
 		<-l.wake // sent by add or stop
 		l.mu.Lock()
 	}

@@ -70,21 +70,37 @@ type InformerMetricsProvider interface {
 	NewStoreResourceVersionMetric(id InformerNameAndResource) GaugeMetric
 }
 
-var informerMetrics = struct {
+// processWideProvider holds a process-wide metrics provider of type P, set
+// at most once. It is safe for concurrent use.
+type processWideProvider[P any] struct {
 	once     sync.Once
 	mu       sync.RWMutex
-	provider InformerMetricsProvider // guarded by mu; nil means no metrics
-}{}
+	provider P // guarded by mu; the zero value means no metrics
+}
+
+// setOnce records provider unless a provider was set before.
+func (p *processWideProvider[P]) setOnce(provider P) {
+	p.once.Do(func() {
+		p.mu.Lock()
+		p.provider = provider
+		p.mu.Unlock()
+	})
+}
+
+// get returns the provider, the zero value if none was set.
+func (p *processWideProvider[P]) get() P {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.provider
+}
+
+var informerMetrics processWideProvider[InformerMetricsProvider]
 
 // SetInformerMetricsProvider sets the process-wide [InformerMetricsProvider]
 // used by queues and stores created afterwards without an explicit provider.
 // Only the first call has an effect. It is safe for concurrent use.
 func SetInformerMetricsProvider(metricsProvider InformerMetricsProvider) {
-	informerMetrics.once.Do(func() {
-		informerMetrics.mu.Lock()
-		informerMetrics.provider = metricsProvider
-		informerMetrics.mu.Unlock()
-	})
+	informerMetrics.setOnce(metricsProvider)
 }
 
 // fifoMetrics are the metrics a queue updates.
@@ -104,9 +120,7 @@ func resolveInformerMetricsProvider(provider InformerMetricsProvider) InformerMe
 	if provider != nil {
 		return provider
 	}
-	informerMetrics.mu.RLock()
-	defer informerMetrics.mu.RUnlock()
-	return informerMetrics.provider
+	return informerMetrics.get()
 }
 
 // newFIFOMetrics returns the queue metrics of id: real ones when id is reserved

@@ -267,6 +267,18 @@ func (s *initialSync) check() {
 	}
 }
 
+// progressQueue is implemented by the queues an informer builds ([DeltaFIFO]
+// and [RealFIFO]): it tells how far the consumer got, so that an informer can
+// tell when everything it queued up to some point is in its store (see
+// [SharedIndexInformer] WaitForResourceVersion).
+type progressQueue interface {
+	// progress returns the number of deltas queued so far and the number
+	// applied: every delta numbered up to applied (counting from one, in
+	// the order they were queued) has been popped and its process function
+	// has returned. applied never exceeds queued.
+	progress() (queued, applied uint64)
+}
+
 // Slow processing is logged when more than slowPopDepth items wait behind the
 // one being processed and processing took longer than slowPopThreshold per
 // item (at most slowBatchThreshold for a batch).

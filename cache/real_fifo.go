@@ -92,6 +92,9 @@ type RealFIFO struct {
 
 	// items holds the queued deltas, oldest first. guarded by mu.
 	items []queuedDelta
+	// appended counts the deltas queued so far; deltas are processed in
+	// queue order (see progress). guarded by mu.
+	appended uint64
 	// batchKeys is PopBatch's scratch set of the keys in the batch, empty
 	// between calls. guarded by mu.
 	batchKeys map[string]struct{}
@@ -108,6 +111,7 @@ var (
 	_ TransformingStore      = (*RealFIFO)(nil)
 	_ ReflectorBookmarkStore = (*RealFIFO)(nil)
 	_ DoneChecker            = (*RealFIFO)(nil)
+	_ progressQueue          = (*RealFIFO)(nil)
 )
 
 // NewRealFIFO returns a RealFIFO without atomic events, keyed by keyFunc,
@@ -232,6 +236,7 @@ func (f *RealFIFO) appendAllLocked(deltas ...queuedDelta) {
 		return
 	}
 	f.items = append(f.items, deltas...)
+	f.appended += uint64(len(deltas))
 	f.metrics.queuedItems.Set(float64(len(f.items)))
 	f.cond.Broadcast()
 }
@@ -466,7 +471,7 @@ func (f *RealFIFO) popBatch(c batchConsumer) error {
 		}
 	}
 	f.items = dropFront(f.items, n)
-	defer f.sync.processed(f.sync.taking(n)) // argument evaluated now, decrement after process
+	defer f.processedLocked(f.sync.taking(n), n) // arguments evaluated now, counted after process
 	f.metrics.queuedItems.Set(float64(len(f.items)))
 
 	switch {
@@ -488,6 +493,14 @@ func (f *RealFIFO) popBatch(c batchConsumer) error {
 			return c.batch(deltas, isInInitialList)
 		})
 	}
+}
+
+// progress implements progressQueue: RealFIFO pops deltas in queue order, one
+// item each.
+func (f *RealFIFO) progress() (queued, applied uint64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.appended, f.processed
 }
 
 // HasSyncedChecker returns the FIFO itself: its Done channel closes when

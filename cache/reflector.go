@@ -116,7 +116,9 @@ var errStopRequested = errors.New("stop requested")
 //     minute after the longest timeout the reflector asks for (twice the
 //     minimum watch timeout) is closed and reopened the same way, since a
 //     hanging connection would otherwise keep the store stale for good
-//     (client-go waits on it). A watch that fails (Expired, an error event,
+//     (client-go waits on it). With ReflectorOptions.WatchLiveness, a watch
+//     that receives neither an event nor a bookmark for its liveness timeout
+//     is reopened the same way, sooner. A watch that fails (Expired, an error event,
 //     a stream closed within a second without events, a failed resync)
 //     relists after a backoff delay. Throttling (429) and refused
 //     connections retry the watch after a backoff delay; internal errors
@@ -171,6 +173,14 @@ type Reflector struct {
 
 	// watchErrorHandler receives the errors of ListAndWatch. Set before Run.
 	watchErrorHandler WatchErrorHandlerWithContext
+
+	// observer is told about every list and watch outcome; never nil. Set
+	// before Run.
+	observer reflectorObserver
+	// livenessTimeout ends a watch that received neither an event nor a
+	// bookmark for that long (see [WatchLivenessOptions]); zero means
+	// never.
+	livenessTimeout time.Duration
 
 	// paginatedResult records that a list at resource version "0" came back
 	// in pages (the server has no watch cache for the resource), so later
@@ -259,6 +269,12 @@ type ReflectorOptions struct {
 	// another bookmark, before that bookmark is abandoned at once, whatever
 	// the timeout.)
 	WatchListStallTimeout time.Duration
+
+	// WatchLiveness, when not nil, restarts watches that go silent; see
+	// [WatchLivenessOptions]. Nil (the default, and client-go's only
+	// behaviour) waits for the server or the watch timeout to end them. It
+	// is not part of client-go's API.
+	WatchLiveness *WatchLivenessOptions
 }
 
 // NewReflector returns a reflector named after its caller that keeps store in
@@ -289,6 +305,8 @@ func NewReflectorWithOptions(lw ListerWatcher, expectedType any, store Reflector
 		resyncPeriod:      options.ResyncPeriod,
 		minWatchTimeout:   defaultMinWatchTimeout,
 		watchErrorHandler: DefaultWatchErrorHandler,
+		observer:          noopObserver{},
+		livenessTimeout:   options.WatchLiveness.timeout(),
 	}
 	if r.name == "" {
 		r.name = callerOutsideLibrary()
@@ -322,11 +340,7 @@ func NewReflectorWithOptions(lw ListerWatcher, expectedType any, store Reflector
 	if expectedType != nil {
 		r.expectedType = reflect.TypeOf(expectedType)
 	}
-	if u, ok := expectedType.(*unstructured.Unstructured); ok && u != nil {
-		if gvk := u.GroupVersionKind(); !gvk.Empty() {
-			r.expectedGVK = &gvk
-		}
-	}
+	r.expectedGVK = expectedKind(expectedType)
 	if r.typeDescription == "" {
 		r.typeDescription = describeExpectedType(expectedType, r.expectedGVK)
 	}
@@ -341,6 +355,17 @@ func NewReflectorWithOptions(lw ListerWatcher, expectedType any, store Reflector
 		r.useWatchList.Store(false)
 	}
 	return r
+}
+
+// expectedKind returns the kind of accepted objects when expectedType is an
+// *unstructured.Unstructured with apiVersion and kind, else nil.
+func expectedKind(expectedType any) *schema.GroupVersionKind {
+	if u, ok := expectedType.(*unstructured.Unstructured); ok && u != nil {
+		if gvk := u.GroupVersionKind(); !gvk.Empty() {
+			return &gvk
+		}
+	}
+	return nil
 }
 
 // describeExpectedType is the default type description.
@@ -374,10 +399,13 @@ func (r *Reflector) LastSyncResourceVersion() string {
 	return r.lastSyncResourceVersion
 }
 
+// setLastSyncResourceVersion records rv, which the store has been handed
+// everything up to, and tells the observer.
 func (r *Reflector) setLastSyncResourceVersion(rv string) {
 	r.rvMu.Lock()
-	defer r.rvMu.Unlock()
 	r.lastSyncResourceVersion = rv
+	r.rvMu.Unlock()
+	r.observer.resourceVersionReached(rv)
 }
 
 func (r *Reflector) setLastSyncResourceVersionUnavailable(unavailable bool) {
@@ -515,6 +543,7 @@ func (r *Reflector) ListAndWatchWithContext(ctx context.Context) error {
 		return fmt.Errorf("list and watch %s: reflector %s has no store", r.typeDescription, r.name)
 	}
 	logger.V(3).Info("Listing and watching", "reflector", r.name, "type", r.typeDescription)
+	r.observer.cycleStarted()
 
 	var w watch.Interface
 	if r.useWatchList.Load() {
@@ -555,7 +584,13 @@ type listResult struct {
 // the request may still be running: the goroutine making it exits when the
 // ListerWatcher returns, and its result is dropped. A panic of the
 // ListerWatcher is returned as an error.
-func (r *Reflector) list(ctx context.Context) error {
+func (r *Reflector) list(ctx context.Context) (err error) {
+	r.observer.listStarted(ListMethodPaginated)
+	defer func() {
+		if err != nil {
+			r.observer.listFailed(ListMethodPaginated, err)
+		}
+	}()
 	options := metav1.ListOptions{ResourceVersion: r.relistResourceVersion()}
 	pager := newListPager(r.listerWatcher.ListWithContext)
 	switch {
@@ -654,6 +689,7 @@ func (r *Reflector) list(ctx context.Context) error {
 	if err := r.store.Replace(objs, resourceVersion); err != nil {
 		return fmt.Errorf("list %s: unable to sync list result: %w", r.typeDescription, err)
 	}
+	r.observer.listed(ListMethodPaginated, len(objs), resourceVersion)
 	r.setLastSyncResourceVersion(resourceVersion)
 	klog.FromContext(ctx).V(4).Info("Listed", "reflector", r.name, "type", r.typeDescription,
 		"resourceVersion", resourceVersion, "items", len(objs), "paginated", res.paginated)
@@ -681,6 +717,7 @@ func (r *Reflector) watchList(ctx context.Context) (watch.Interface, error) {
 			return nil, nil
 		}
 		resourceVersion := r.rewatchResourceVersion()
+		r.observer.listStarted(ListMethodStreaming)
 		w, err := r.streamList(ctx, resourceVersion, transform)
 		if err == nil {
 			return w, nil
@@ -688,6 +725,7 @@ func (r *Reflector) watchList(ctx context.Context) (watch.Interface, error) {
 		if errors.Is(err, errStopRequested) {
 			return nil, nil
 		}
+		r.observer.listFailed(ListMethodStreaming, err)
 		// retryNow: the next request differs (it asks for the most recent
 		// state) and cannot fail the same way, so it goes out at once.
 		retryNow := false
@@ -741,7 +779,10 @@ func (r *Reflector) streamList(ctx context.Context, resourceVersion string, tran
 	}
 	complete, err := r.handleWatch(ctx, start, w, watchSession{
 		store: acc,
-		onResourceVersion: func(rv string, pastInitialAdds bool) {
+		onEvent: func(t watch.EventType, rv string, pastInitialAdds bool) {
+			if t == watch.Added {
+				r.observer.initialEventReceived()
+			}
 			if pastInitialAdds {
 				listRV = rv
 			}
@@ -771,6 +812,7 @@ func (r *Reflector) streamList(ctx context.Context, resourceVersion string, tran
 		w.Stop()
 		return nil, fmt.Errorf("unable to sync result: %w", err)
 	}
+	r.observer.listed(ListMethodStreaming, acc.Len(), listRV)
 	r.setLastSyncResourceVersion(listRV)
 	klog.FromContext(ctx).V(4).Info("Streamed list", "reflector", r.name, "type", r.typeDescription,
 		"resourceVersion", listRV, "items", acc.Len())
@@ -862,6 +904,9 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrs <-c
 			propagateFromStart = options.ResourceVersion != "" && options.ResourceVersion != "0"
 			var err error
 			w, err = r.startWatch(ctx, options)
+			if ctx.Err() == nil {
+				r.observer.watchStarted(err)
+			}
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil
@@ -885,7 +930,8 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrs <-c
 
 		_, err := r.handleWatch(ctx, start, w, watchSession{
 			store: r.store,
-			onResourceVersion: func(rv string, pastInitialAdds bool) {
+			onEvent: func(t watch.EventType, rv string, pastInitialAdds bool) {
+				r.observer.watchEventReceived(t)
 				if !propagateFromStart && !pastInitialAdds {
 					return
 				}
@@ -894,9 +940,11 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrs <-c
 					u.UpdateResourceVersion(rv)
 				}
 			},
-			resyncErrs: resyncErrs,
+			resyncErrs:      resyncErrs,
+			livenessTimeout: r.livenessTimeout,
 		})
 		w = nil // handleWatch stopped it
+		r.observer.watchEnded(err)
 		retry.After(err)
 		switch {
 		case err == nil:
@@ -915,6 +963,14 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrs <-c
 			}
 			continue
 		case errors.Is(err, errStopRequested):
+		case errors.Is(err, errWatchLivenessLost):
+			// Reopen from the last resource version, without a relist:
+			// the events the silent watch did not deliver, if any, come
+			// with the new one.
+			logger.V(2).Info("Restarting a watch that received neither an event nor a bookmark in time", "reflector", r.name, "type", r.typeDescription,
+				"timeout", r.livenessTimeout, "resourceVersion", r.LastSyncResourceVersion())
+			shortWatches = 0
+			continue
 		case errors.Is(err, errWatchOutlivedTimeout):
 			// Reopen from the last resource version, as if the server
 			// had closed it.
@@ -951,10 +1007,10 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrs <-c
 type watchSession struct {
 	// store receives the accepted events.
 	store ReflectorStore
-	// onResourceVersion is called after every applied event with its
+	// onEvent is called after every applied event with its type, its
 	// resource version and whether an event other than ADDED has been seen
 	// (which ends the synthetic initial events of a watch from "" or "0").
-	onResourceVersion func(rv string, pastInitialAdds bool)
+	onEvent func(t watch.EventType, rv string, pastInitialAdds bool)
 	// untilInitialEventsEnd makes handleWatch return, leaving the watch
 	// open, once the initial-events-end bookmark has been applied.
 	untilInitialEventsEnd bool
@@ -963,6 +1019,10 @@ type watchSession struct {
 	stallTimeout time.Duration
 	// resyncErrs carries a failed resync, which ends the watch; may be nil.
 	resyncErrs <-chan error
+	// livenessTimeout, without untilInitialEventsEnd, ends the watch with
+	// errWatchLivenessLost when neither an event nor a bookmark arrives
+	// for that long; zero means no bound.
+	livenessTimeout time.Duration
 }
 
 // handleWatch applies the events of w to s.store until the stream closes, an
@@ -971,7 +1031,9 @@ type watchSession struct {
 // (errWatchOutlivedTimeout) or, with s.untilInitialEventsEnd, the
 // initial-events-end bookmark arrives, the stream stalls
 // (errWatchListStalled) or an event before that bookmark shows that the
-// server is not streaming an initial list (errInitialEventsNotStreamed). It
+// server is not streaming an initial list (errInitialEventsNotStreamed), or,
+// with s.livenessTimeout, nothing arrived for that long
+// (errWatchLivenessLost). It
 // reports whether that bookmark was seen. w is stopped on return, except
 // after a complete initial list. A stream that closes within a second of
 // start without an applied event yields a [VeryShortWatchError].
@@ -995,6 +1057,13 @@ func (r *Reflector) handleWatch(ctx context.Context, start time.Time, w watch.In
 		defer stallTimer.Stop()
 		stalled = stallTimer.C()
 	}
+	var silent <-chan time.Time
+	var livenessTimer clock.Timer
+	if !s.untilInitialEventsEnd && s.livenessTimeout > 0 {
+		livenessTimer = r.clock.NewTimer(s.livenessTimeout)
+		defer livenessTimer.Stop()
+		silent = livenessTimer.C()
+	}
 
 	pastInitialAdds := false
 	applied := 0
@@ -1010,10 +1079,17 @@ func (r *Reflector) handleWatch(ctx context.Context, start time.Time, w watch.In
 			return false, errWatchListStalled
 		case <-outlived.C():
 			return initialEventsEnd, errWatchOutlivedTimeout
+		case <-silent:
+			return initialEventsEnd, errWatchLivenessLost
 		case event, ok = <-w.ResultChan():
 		}
 		if !ok {
 			break
+		}
+		if livenessTimer != nil {
+			// Anything the server sends, even an event dropped below,
+			// shows that the connection is alive.
+			livenessTimer.Reset(s.livenessTimeout)
 		}
 		if event.Type == watch.Error {
 			return initialEventsEnd, watchErrorEventError(event.Object)
@@ -1060,7 +1136,7 @@ func (r *Reflector) handleWatch(ctx context.Context, start time.Time, w watch.In
 			// still counts: relisting would not bring it back either.
 			utilruntime.HandleErrorWithContext(ctx, err, "Unable to apply watch event to the store", "reflector", r.name, "type", r.typeDescription, "eventType", event.Type)
 		}
-		s.onResourceVersion(rv, pastInitialAdds)
+		s.onEvent(event.Type, rv, pastInitialAdds)
 		applied++
 		if s.untilInitialEventsEnd && initialEventsEnd {
 			stopWatch = false

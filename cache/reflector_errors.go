@@ -77,6 +77,10 @@ var errWatchListClosedEarly = errors.New("streaming list closed before the initi
 // reflector asked the server for.
 var errWatchOutlivedTimeout = errors.New("watch outlived its timeout")
 
+// errWatchLivenessLost ends a watch that received neither an event nor a
+// bookmark within its liveness timeout (see [WatchLivenessOptions]).
+var errWatchLivenessLost = errors.New("watch received neither an event nor a bookmark within its liveness timeout")
+
 // errInitialEventsNotStreamed ends a streaming list whose server turned out to
 // ignore sendInitialEvents (see checkInitialEvent).
 var errInitialEventsNotStreamed = errors.New("the server does not stream initial events")

@@ -78,8 +78,8 @@ func fuzzReflectorWatchEvents(t testing.TB, script []byte) {
 	r.setLastSyncResourceVersion("1")
 	gotRV := "1"
 	_, err := r.handleWatch(ctx, r.clock.Now(), newScriptedWatch(events, true), watchSession{
-		store:             store,
-		onResourceVersion: func(rv string, _ bool) { gotRV = rv },
+		store:   store,
+		onEvent: func(_ watch.EventType, rv string, _ bool) { gotRV = rv },
 	})
 	if _, short := err.(*VeryShortWatchError); err != nil && !short && !wantErr {
 		t.Fatalf("handleWatch: %v", err)

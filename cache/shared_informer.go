@@ -203,8 +203,11 @@ func NewSharedIndexInformerWithOptions(lw ListerWatcher, exampleObject runtime.O
 func newSharedIndexInformer(lw ListerWatcher, exampleObject runtime.Object, options SharedIndexInformerOptions, clk clock.Clock) *sharedIndexInformer {
 	resync := max(options.ResyncPeriod, 0)
 	detector, detectMutations := informerMutationDetector(options.MutationDetector, exampleObject)
+	indexer := NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, options.Indexers, WithStoreMetrics(options.Identifier, options.InformerMetricsProvider))
 	return &sharedIndexInformer{
-		indexer:                         NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, options.Indexers, WithStoreMetrics(options.Identifier, options.InformerMetricsProvider)),
+		indexer:                         indexer,
+		monitor:                         newInformerMonitor(clk, exampleObject, options.ObjectDescription, options.Identifier, options.RunMetricsProvider, indexer),
+		watchLiveness:                   options.WatchLiveness,
 		processor:                       newSharedProcessor(clk),
 		mutationDetector:                detector,
 		detectMutations:                 detectMutations,
@@ -226,8 +229,12 @@ func newSharedIndexInformer(lw ListerWatcher, exampleObject runtime.Object, opti
 // and queue) whose processing stores each change in indexer and hands it to
 // processor, which fans it out to the handlers' listeners.
 type sharedIndexInformer struct {
-	indexer          Indexer
-	processor        *sharedProcessor
+	indexer   Indexer
+	processor *sharedProcessor
+	// monitor keeps the sync status, the run metrics and the waits for
+	// resource versions.
+	monitor          *informerMonitor
+	watchLiveness    *WatchLivenessOptions
 	mutationDetector MutationDetector
 	detectMutations  bool // false for the no-op detector
 
@@ -263,7 +270,11 @@ type sharedIndexInformer struct {
 	blockDeltas sync.Mutex
 }
 
-var _ SharedIndexInformer = (*sharedIndexInformer)(nil)
+var (
+	_ SharedIndexInformer   = (*sharedIndexInformer)(nil)
+	_ SyncStatusReporter    = (*sharedIndexInformer)(nil)
+	_ ResourceVersionWaiter = (*sharedIndexInformer)(nil)
+)
 
 // informerSyncedChecker is the informer's DoneChecker.
 type informerSyncedChecker struct{ s *sharedIndexInformer }
@@ -389,6 +400,8 @@ func (s *sharedIndexInformer) start(logger klog.Logger) (Controller, bool) {
 		keyed:             p.keyed,
 
 		WatchErrorHandlerWithContext: s.watchErrorHandler,
+		WatchLiveness:                s.watchLiveness,
+		monitor:                      s.monitor,
 	}, s.clock)
 	s.started = true
 	return s.controller, true
@@ -418,6 +431,23 @@ func (s *sharedIndexInformer) LastSyncResourceVersion() string {
 		return ""
 	}
 	return s.controller.LastSyncResourceVersion()
+}
+
+// SyncStatus implements [SyncStatusReporter].
+func (s *sharedIndexInformer) SyncStatus() SyncStatus {
+	st, _ := s.monitor.syncStatus()
+	return st
+}
+
+// syncStatusChanges returns the status and a channel closed at its next
+// significant change, for WaitForSync.
+func (s *sharedIndexInformer) syncStatusChanges() (SyncStatus, <-chan struct{}) {
+	return s.monitor.syncStatus()
+}
+
+// WaitForResourceVersion implements [ResourceVersionWaiter].
+func (s *sharedIndexInformer) WaitForResourceVersion(ctx context.Context, resourceVersion string) error {
+	return s.monitor.waitForResourceVersion(ctx, resourceVersion)
 }
 
 // GetStore implements [SharedInformer.GetStore].
@@ -507,6 +537,7 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 
 	l := newProcessorListener(logger, handler, resyncPeriod, determineResyncPeriod(logger, resyncPeriod, s.resyncCheckPeriod), s.clock, s.HasSyncedChecker().Name())
 	l.setBacklog(bounds, s.keyFunc, (*informerStore)(s))
+	l.observer = s.monitor.newHandlerObserver(l.handlerName)
 	if s.started {
 		// Replay the cache while no change can be stored or distributed,
 		// so that the handler sees every object exactly once before any

@@ -71,6 +71,17 @@ type SharedIndexInformerOptions struct {
 	// handling.
 	InOrder bool
 
+	// WatchLiveness, when not nil, restarts watches that go silent; see
+	// [WatchLivenessOptions]. Nil, the default, does not. It is not part
+	// of client-go's API.
+	WatchLiveness *WatchLivenessOptions
+
+	// RunMetricsProvider provides the metrics of the informer's run and of
+	// its handlers (see [RunMetricsProvider]); nil means the process-wide
+	// provider ([SetRunMetricsProvider]), if any. It is not part of
+	// client-go's API.
+	RunMetricsProvider RunMetricsProvider
+
 	// MutationDetector, when set, is given every object the informer
 	// stores and runs while the informer runs, to catch handlers that
 	// modify cached objects; see [NewCacheMutationDetectorWithOptions]. It

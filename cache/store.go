@@ -283,6 +283,11 @@ func (c *cache) ListKeys() []string {
 	return c.cacheStorage.ListKeys()
 }
 
+// len returns the number of stored objects.
+func (c *cache) len() int {
+	return c.cacheStorage.len()
+}
+
 // LastStoreSyncResourceVersion returns the store's resource version.
 func (c *cache) LastStoreSyncResourceVersion() string {
 	return c.cacheStorage.LastStoreSyncResourceVersion()

@@ -364,6 +364,13 @@ func (c *threadSafeMap) List() []any {
 	return list
 }
 
+// len returns the number of stored objects.
+func (c *threadSafeMap) len() int {
+	c.lock.RLock()
+	defer c.lock.RUnlock()
+	return len(c.items)
+}
+
 // ListKeys returns every key.
 func (c *threadSafeMap) ListKeys() []string {
 	c.lock.RLock()

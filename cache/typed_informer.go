@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -70,6 +71,27 @@ func (s typedSharedIndexInformer[T]) AddTypedIndexers(indexers TypedIndexers[T])
 // GetTypedIndexer implements [TypedSharedIndexInformer.GetTypedIndexer].
 func (s typedSharedIndexInformer[T]) GetTypedIndexer() TypedIndexer[T] {
 	return typedIndexer[T]{s.GetIndexer()}
+}
+
+// SyncStatus implements [SyncStatusReporter] for the wrapped informer; the
+// zero status if it reports none.
+func (s typedSharedIndexInformer[T]) SyncStatus() SyncStatus {
+	st, _ := InformerSyncStatus(s.SharedIndexInformer)
+	return st
+}
+
+// syncStatusChanges forwards to the wrapped informer, for WaitForSync.
+func (s typedSharedIndexInformer[T]) syncStatusChanges() (SyncStatus, <-chan struct{}) {
+	if src, ok := s.SharedIndexInformer.(syncStatusSource); ok {
+		return src.syncStatusChanges()
+	}
+	return SyncStatus{}, nil
+}
+
+// WaitForResourceVersion implements [ResourceVersionWaiter] for the wrapped
+// informer; see [WaitForResourceVersion].
+func (s typedSharedIndexInformer[T]) WaitForResourceVersion(ctx context.Context, resourceVersion string) error {
+	return WaitForResourceVersion(ctx, s.SharedIndexInformer, resourceVersion)
 }
 
 // newStoppedInformer returns an informer that has already stopped, after

@@ -5,12 +5,15 @@ go 1.26.0
 replace (
 	github.com/informer-go/informer => ../
 	github.com/informer-go/informer/clientgo => ../clientgo
+	github.com/informer-go/informer/prometheus => ../prometheus
 )
 
 require (
 	github.com/google/go-cmp v0.7.0
 	github.com/informer-go/informer v0.0.0
 	github.com/informer-go/informer/clientgo v0.0.0
+	github.com/informer-go/informer/prometheus v0.0.0
+	github.com/prometheus/client_golang v1.24.0
 	go.uber.org/goleak v1.3.0
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
@@ -50,7 +53,6 @@ require (
 	github.com/modern-go/reflect2 v1.0.3-0.20250322232337-35a7c28c31ee // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/pmezard/go-difflib v1.0.1-0.20181226105442-5d4384ee4fb2 // indirect
-	github.com/prometheus/client_golang v1.24.0 // indirect
 	github.com/prometheus/client_model v0.6.2 // indirect
 	github.com/prometheus/common v0.70.0 // indirect
 	github.com/prometheus/procfs v0.21.1 // indirect

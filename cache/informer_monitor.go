@@ -1,0 +1,220 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/clock"
+)
+
+// informerMonitor follows one informer for what this package offers beyond
+// client-go: its sync status ([SyncStatus]), its run metrics
+// ([RunMetricsProvider]) and its resource-version waiters
+// ([ResourceVersionWaiter]). The informer creates it at construction and
+// hands it to its controller (Config.monitor), which makes it the observer of
+// its reflector, calls popped after every Pop, synced when the queue syncs,
+// and start and stop around the run.
+//
+// The observer methods are called by the reflector's ListAndWatch goroutine
+// only; the fields marked so are touched by it alone. Everything else is safe
+// for concurrent use.
+type informerMonitor struct {
+	clock    clock.Clock
+	labels   InformerMetricLabels
+	provider RunMetricsProvider // nil: no run metrics
+
+	status   *syncStatusRecorder
+	versions resourceVersionTracker
+
+	// reflector is the running reflector, nil before start.
+	reflector atomic.Pointer[Reflector]
+	// queueSynced is the queue's DoneChecker, nil before start.
+	queueSynced atomic.Pointer[DoneChecker]
+
+	// store is the informer's store if it can tell its size, else nil.
+	store interface{ len() int }
+
+	// Set by start before the run's goroutines start; read by them.
+	metrics    InformerRunMetrics // never nil
+	metricsOn  bool               // metrics is not the no-op
+	runStarted time.Time
+	firstSync  sync.Once
+
+	// Reflector goroutine only.
+	cycles      int
+	lastErr     error // the last list or watch error, which ends a cycle
+	listStart   time.Time
+	watchOpen   bool
+	watchStart  time.Time
+	watchEvents int
+}
+
+var _ reflectorObserver = (*informerMonitor)(nil)
+
+// newInformerMonitor returns the monitor of an informer of objectType
+// (described by description, if not empty) with the given identifier and
+// store (nil if unknown); its run metrics come from provider, else from the
+// process-wide provider.
+func newInformerMonitor(clk clock.Clock, objectType any, description string, identifier InformerNameAndResource, provider RunMetricsProvider, store Store) *informerMonitor {
+	if description == "" {
+		description = describeExpectedType(objectType, expectedKind(objectType))
+	}
+	labels := InformerMetricLabels{
+		Name:     identifier.Name(),
+		Resource: identifier.GroupVersionResource().GroupResource().String(),
+		Type:     description,
+	}
+	m := &informerMonitor{
+		clock:    clk,
+		labels:   labels,
+		provider: resolveRunMetricsProvider(provider),
+		status:   newSyncStatusRecorder(clk, description),
+		metrics:  noopRunMetrics{},
+	}
+	m.store, _ = store.(interface{ len() int })
+	return m
+}
+
+// start records the run's reflector and queue, makes itself the reflector's
+// observer and creates the run's metrics. It is called once, before the
+// reflector runs.
+func (m *informerMonitor) start(r *Reflector, queue Queue) {
+	m.runStarted = m.clock.Now()
+	if m.provider != nil {
+		m.metrics, m.metricsOn = m.provider.NewInformerRunMetrics(m.labels), true
+	}
+	m.versions.start(queue)
+	m.status.started(r.Name(), m.labels.Type)
+	m.reflector.Store(r)
+	checker := queue.HasSyncedChecker()
+	m.queueSynced.Store(&checker)
+	r.observer = m
+}
+
+// stop ends the run, after every goroutine of the run has returned: the
+// status says Stopped, waiters for resource versions return, metrics are
+// released.
+func (m *informerMonitor) stop() {
+	m.status.stopped()
+	m.versions.stop()
+	m.metrics.Release()
+}
+
+// syncStatus implements SyncStatusReporter.SyncStatus, and returns a channel
+// closed at the status's next significant change.
+func (m *informerMonitor) syncStatus() (SyncStatus, <-chan struct{}) {
+	synced := false
+	if c := m.queueSynced.Load(); c != nil {
+		synced = IsDone(*c)
+	}
+	st, changed := m.status.snapshot(synced)
+	if r := m.reflector.Load(); r != nil {
+		st.LastSyncResourceVersion = r.LastSyncResourceVersion()
+	}
+	return st, changed
+}
+
+// waitForResourceVersion implements
+// [ResourceVersionWaiter.WaitForResourceVersion].
+func (m *informerMonitor) waitForResourceVersion(ctx context.Context, resourceVersion string) error {
+	return m.versions.wait(ctx, resourceVersion)
+}
+
+// popped is called after every Pop of the informer's queue.
+func (m *informerMonitor) popped() {
+	if m.metricsOn && m.store != nil {
+		m.metrics.SetStoreObjects(m.store.len())
+	}
+	m.versions.popped() // after the metrics, so that a waiter sees them
+}
+
+// synced is called when the informer's queue has synced.
+func (m *informerMonitor) synced() {
+	m.firstSync.Do(func() {
+		m.status.synced()
+		m.metrics.SetFirstSyncDuration(m.clock.Since(m.runStarted))
+		if m.metricsOn && m.store != nil {
+			m.metrics.SetStoreObjects(m.store.len())
+		}
+	})
+}
+
+// failed records err, which ends the cycle unless a retry follows.
+func (m *informerMonitor) failed(err error) {
+	m.lastErr = err
+	m.status.failed(err)
+}
+
+func (m *informerMonitor) cycleStarted() {
+	if m.cycles > 0 {
+		m.metrics.IncRelists(relistReasonFor(m.lastErr))
+	}
+	m.cycles++
+	m.lastErr = nil
+	m.status.cycleStarted()
+}
+
+func (m *informerMonitor) listStarted(method ListMethod) {
+	m.listStart = m.clock.Now()
+	m.status.listStarted(method)
+}
+
+func (m *informerMonitor) initialEventReceived() {
+	m.status.initialEventReceived()
+}
+
+func (m *informerMonitor) listFailed(method ListMethod, err error) {
+	m.metrics.ObserveList(method, m.clock.Since(m.listStart), 0, err)
+	m.failed(err)
+}
+
+func (m *informerMonitor) listed(method ListMethod, items int, _ string) {
+	now := m.clock.Now()
+	m.metrics.ObserveList(method, now.Sub(m.listStart), items, nil)
+	m.status.listed()
+	if method == ListMethodStreaming {
+		m.watchOpen, m.watchStart, m.watchEvents = true, now, 0
+	}
+}
+
+func (m *informerMonitor) watchStarted(err error) {
+	m.metrics.ObserveWatchStart(err)
+	if err != nil {
+		m.failed(err)
+		return
+	}
+	m.status.watchStarted()
+	m.watchOpen, m.watchStart, m.watchEvents = true, m.clock.Now(), 0
+}
+
+func (m *informerMonitor) watchEventReceived(t watch.EventType) {
+	m.metrics.IncEvents(t)
+	m.watchEvents++
+}
+
+func (m *informerMonitor) watchEnded(err error) {
+	if m.watchOpen {
+		m.metrics.ObserveWatch(m.clock.Since(m.watchStart), m.watchEvents)
+		m.watchOpen = false
+	}
+	if errors.Is(err, errStopRequested) {
+		return
+	}
+	m.metrics.IncWatchRestarts(watchRestartCauseFor(err))
+	if err != nil {
+		m.failed(err)
+	}
+}
+
+func (m *informerMonitor) resourceVersionReached(rv string) {
+	m.versions.resourceVersionReached(rv)
+	if m.metricsOn {
+		if n, err := parseRVForMetricsWithTruncation(rv); err == nil {
+			m.metrics.SetLastSyncResourceVersion(float64(n))
+		}
+	}
+}

@@ -1,0 +1,297 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	framework "github.com/informer-go/informer/cache/testing"
+)
+
+// storedRV returns the resource version of the object named name in store,
+// "" if it is not there.
+func storedRV(t *testing.T, store Store, name string) string {
+	t.Helper()
+	obj, ok, err := store.GetByKey(testNamespace + "/" + name)
+	if err != nil || !ok {
+		return ""
+	}
+	return obj.(*metav1.PartialObjectMetadata).ResourceVersion
+}
+
+// waitResult runs WaitForResourceVersion in a goroutine of the bubble and
+// returns the channel its result arrives on.
+func waitResult(ctx context.Context, w ResourceVersionWaiter, rv string) <-chan error {
+	done := make(chan error, 1)
+	go func() { done <- w.WaitForResourceVersion(ctx, rv) }()
+	return done
+}
+
+// TestWaitForResourceVersion checks read-your-writes: once the wait for a
+// write's resource version returns, the store shows the write; and not
+// before, even while the event has arrived but waits in the queue.
+func TestWaitForResourceVersion(t *testing.T) {
+	forEachPipeline(t, func(t *testing.T, opts framework.Options[*metav1.PartialObjectMetadata], inOrder bool) {
+		srv := framework.NewServer(opts)
+		defer srv.Close()
+		release := make(chan struct{})
+		var blocking atomic.Bool
+		inf := newTestInformer(srv, SharedIndexInformerOptions{InOrder: inOrder, Indexers: Indexers{
+			"gate": func(any) ([]string, error) {
+				if blocking.Load() {
+					<-release
+				}
+				return nil, nil
+			},
+		}})
+		ctx := context.Background()
+		// A wait before Run waits for it.
+		early := create(t, srv, "early")
+		earlyDone := waitResult(ctx, inf, early.ResourceVersion)
+		synctest.Wait()
+		select {
+		case err := <-earlyDone:
+			t.Fatalf("wait before Run returned %v", err)
+		default:
+		}
+		defer runSharedInformer(t, inf)()
+		if err := <-earlyDone; err != nil || storedRV(t, inf.GetStore(), "early") != early.ResourceVersion {
+			t.Fatalf("wait before Run = %v, store has %q", err, storedRV(t, inf.GetStore(), "early"))
+		}
+
+		// Writes to several objects, interleaved: each wait returns with
+		// the write in the store.
+		for i := range 30 {
+			name := fmt.Sprint("obj-", i%7)
+			var obj *metav1.PartialObjectMetadata
+			if i < 7 {
+				obj = create(t, srv, name)
+			} else {
+				obj = touch(t, srv, name, strconv.Itoa(i))
+			}
+			if err := inf.WaitForResourceVersion(ctx, obj.ResourceVersion); err != nil {
+				t.Fatal(err)
+			}
+			if got := storedRV(t, inf.GetStore(), name); got != obj.ResourceVersion {
+				t.Fatalf("after waiting for %s: store has %s at %q", obj.ResourceVersion, name, got)
+			}
+		}
+
+		// An event that reached the informer but waits in its queue does
+		// not end the wait; applying it does. (Only the in-order queue
+		// accepts events while one is processed: the DeltaFIFO holds its
+		// lock while processing. TestResourceVersionTracker covers the
+		// DeltaFIFO's out-of-order processing.)
+		if inOrder {
+			blocking.Store(true)
+			touch(t, srv, "obj-1", "blocked")
+			synctest.Wait() // the first event is being processed, and blocks
+			second := touch(t, srv, "obj-2", "queued")
+			third := touch(t, srv, "obj-1", "queued behind")
+			done := waitResult(ctx, inf, second.ResourceVersion)
+			synctest.Wait()
+			select {
+			case err := <-done:
+				t.Fatalf("wait returned %v while the write was queued", err)
+			default:
+			}
+			if got := inf.LastSyncResourceVersion(); got != third.ResourceVersion {
+				t.Fatalf("the reflector is at %s, want %s", got, third.ResourceVersion)
+			}
+			blocking.Store(false)
+			close(release)
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			if got := storedRV(t, inf.GetStore(), "obj-2"); got != second.ResourceVersion {
+				t.Errorf("after waiting for %s: obj-2 at %q", second.ResourceVersion, got)
+			}
+		}
+
+		// A store that is fresh already answers at once, even to a
+		// context that has ended.
+		cancelled, cancel := context.WithCancel(ctx)
+		cancel()
+		if err := inf.WaitForResourceVersion(cancelled, early.ResourceVersion); err != nil {
+			t.Errorf("wait for an old version = %v, want nil at once", err)
+		}
+
+		// A context that ends first ends the wait, leaving nothing behind.
+		future, _ := strconv.Atoi(srv.ResourceVersion())
+		timed, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		if err := inf.WaitForResourceVersion(timed, strconv.Itoa(future+10)); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("wait for a future version = %v, want the context's error", err)
+		}
+		if n := inf.monitor.versions.pending.Load(); n != 0 {
+			t.Errorf("%d waiters left behind", n)
+		}
+
+		// Malformed versions cannot be compared.
+		if err := inf.WaitForResourceVersion(ctx, "abc"); err == nil {
+			t.Error("wait for a malformed version succeeded")
+		}
+	})
+}
+
+// TestWaitForResourceVersionBookmark checks that a bookmark ends the wait
+// for a version no event of the informer carries (a write it does not see),
+// and that stopping the informer ends the waits.
+func TestWaitForResourceVersionBookmark(t *testing.T) {
+	forEachPipeline(t, func(t *testing.T, opts framework.Options[*metav1.PartialObjectMetadata], inOrder bool) {
+		srv := framework.NewServer(opts)
+		defer srv.Close()
+		inf := newTestInformer(srv.Namespace(testNamespace), SharedIndexInformerOptions{InOrder: inOrder})
+		stop := runSharedInformer(t, inf)
+		ctx := context.Background()
+		if err := WaitForSync(ctx, WaitForSyncOptions{}, inf); err != nil {
+			t.Fatal(err)
+		}
+		other, err := srv.Create(&metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: "elsewhere", Name: "x"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := waitResult(ctx, inf, other.ResourceVersion)
+		synctest.Wait()
+		select {
+		case err := <-done:
+			t.Fatalf("wait returned %v before a bookmark", err)
+		default:
+		}
+		time.Sleep(framework.DefaultBookmarkInterval)
+		if err := <-done; err != nil {
+			t.Fatalf("wait after the bookmark: %v", err)
+		}
+
+		pending := waitResult(ctx, inf, "999999")
+		synctest.Wait()
+		stop()
+		if err := <-pending; !errors.Is(err, ErrStoppedBeforeResourceVersion) {
+			t.Errorf("wait when the informer stopped = %v", err)
+		}
+		if err := inf.WaitForResourceVersion(ctx, "999999"); !errors.Is(err, ErrStoppedBeforeResourceVersion) {
+			t.Errorf("wait after the informer stopped = %v", err)
+		}
+	})
+}
+
+// TestWaitForResourceVersionHelpers checks the helper and the other
+// informers that implement it: typed informers and low-level controllers.
+func TestWaitForResourceVersionHelpers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := framework.NewServer(framework.Options[*metav1.PartialObjectMetadata]{})
+		defer srv.Close()
+		obj := create(t, srv, "a")
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+
+		typed := NewTypedSharedIndexInformer[*metav1.PartialObjectMetadata](NewSharedIndexInformer(srv, &metav1.PartialObjectMetadata{}, 0, Indexers{}))
+		defer runSharedInformer(t, typed)()
+		if err := WaitForResourceVersion(ctx, typed, obj.ResourceVersion); err != nil {
+			t.Errorf("typed informer: %v", err)
+		}
+		if st, ok := InformerSyncStatus(typed); !ok || !st.Synced {
+			t.Errorf("typed informer status %+v, %v", st, ok)
+		}
+
+		store, ctrl := startInformer(t, srv, true)
+		if err := ctrl.(ResourceVersionWaiter).WaitForResourceVersion(ctx, obj.ResourceVersion); err != nil {
+			t.Errorf("controller: %v", err)
+		}
+		if _, ok, _ := store.GetByKey(testNamespace + "/a"); !ok {
+			t.Error("controller's store misses the object")
+		}
+		if st := ctrl.(SyncStatusReporter).SyncStatus(); st.Phase != SyncPhaseWatching {
+			t.Errorf("controller's phase %s", st.Phase)
+		}
+
+		if err := WaitForResourceVersion(ctx, nil, "1"); err == nil {
+			t.Error("nil informer: no error")
+		}
+	})
+}
+
+// fakeProgressQueue is a progressQueue whose progress the test sets.
+type fakeProgressQueue struct {
+	Queue
+	queued, applied uint64
+}
+
+func (q *fakeProgressQueue) progress() (uint64, uint64) { return q.queued, q.applied }
+
+// TestResourceVersionTracker drives the tracker through a DeltaFIFO's
+// out-of-order processing: a wait ends only once everything queued up to the
+// version's arrival has been applied, whatever was processed first.
+func TestResourceVersionTracker(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := &fakeProgressQueue{}
+		var tr resourceVersionTracker
+		tr.start(q)
+		ctx := context.Background()
+		wait := func(rv string) <-chan error {
+			done := make(chan error, 1)
+			go func() { done <- tr.wait(ctx, rv) }()
+			synctest.Wait()
+			return done
+		}
+		ended := func(done <-chan error) bool {
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatal(err)
+				}
+				return true
+			default:
+				return false
+			}
+		}
+
+		// Events at 10, 11 and 12 are queued (deltas 1, 2 and 3), nothing
+		// is applied; a wait positions itself at the delta that carried
+		// its version. The key of delta 3 is processed first (in a
+		// DeltaFIFO it may have been queued first, with an older delta):
+		// applied stays 0 until the key of delta 1 is popped too.
+		q.queued = 1
+		tr.resourceVersionReached("10")
+		w10, w11, w12 := wait("10"), wait("11"), wait("12")
+		q.queued = 2
+		tr.resourceVersionReached("11")
+		q.queued = 3
+		tr.resourceVersionReached("12")
+		tr.popped()
+		synctest.Wait()
+		if ended(w10) || ended(w11) || ended(w12) {
+			t.Fatal("a wait ended before anything was applied")
+		}
+		q.applied = 1
+		tr.popped()
+		synctest.Wait()
+		if !ended(w10) || ended(w11) || ended(w12) {
+			t.Fatal("after delta 1: want only the wait for 10 ended")
+		}
+		q.applied = 3
+		tr.popped()
+		synctest.Wait()
+		if !ended(w11) || !ended(w12) {
+			t.Fatal("after delta 3: the waits for 11 and 12 did not end")
+		}
+		// A bookmark (nothing queued) of a fully applied queue ends the
+		// wait at once.
+		w13 := wait("13")
+		tr.resourceVersionReached("13")
+		synctest.Wait()
+		if !ended(w13) {
+			t.Fatal("the bookmark did not end the wait")
+		}
+		if n := tr.pending.Load(); n != 0 {
+			t.Errorf("%d waiters left", n)
+		}
+	})
+}

@@ -1,0 +1,304 @@
+package cache
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+
+	framework "github.com/informer-go/informer/cache/testing"
+)
+
+// seriesProvider is a RunMetricsProvider that keeps series the way a
+// Prometheus adapter does: one per metric name and full label set, created
+// on first use, deleted when the last handle of its label set is released.
+type seriesProvider struct {
+	mu     sync.Mutex
+	series map[string]float64 // "<metric>{<labels>}" -> value; guarded by mu
+	refs   map[string]int     // label set -> live handles; guarded by mu
+	peak   int                // most series at once; guarded by mu
+}
+
+func newSeriesProvider() *seriesProvider {
+	return &seriesProvider{series: map[string]float64{}, refs: map[string]int{}}
+}
+
+func (p *seriesProvider) NewInformerRunMetrics(labels InformerMetricLabels) InformerRunMetrics {
+	return p.handle(fmt.Sprintf("informer=%q,resource=%q,type=%q", labels.Name, labels.Resource, labels.Type))
+}
+
+func (p *seriesProvider) NewHandlerRunMetrics(labels HandlerMetricLabels) HandlerRunMetrics {
+	return p.handle(fmt.Sprintf("informer=%q,resource=%q,type=%q,handler=%q", labels.Name, labels.Resource, labels.Type, labels.Handler))
+}
+
+func (p *seriesProvider) handle(labels string) *seriesHandle {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.refs[labels]++
+	return &seriesHandle{p: p, labels: labels}
+}
+
+// liveSeries returns the number of series.
+func (p *seriesProvider) liveSeries() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.series)
+}
+
+// values returns the series whose label set is labels, by metric name.
+func (p *seriesProvider) values(labels string) map[string]float64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := map[string]float64{}
+	for k, v := range p.series {
+		if name, l, _ := strings.Cut(k, "|"); l == labels {
+			out[name] = v
+		}
+	}
+	return out
+}
+
+// seriesHandle is the InformerRunMetrics and HandlerRunMetrics of one label
+// set.
+type seriesHandle struct {
+	p        *seriesProvider
+	labels   string
+	released bool // guarded by p.mu
+}
+
+func (h *seriesHandle) update(metric string, f func(float64) float64) {
+	h.p.mu.Lock()
+	defer h.p.mu.Unlock()
+	if h.released {
+		panic("metric " + metric + " updated after Release")
+	}
+	k := metric + "|" + h.labels
+	h.p.series[k] = f(h.p.series[k])
+	h.p.peak = max(h.p.peak, len(h.p.series))
+}
+
+func (h *seriesHandle) add(metric string, d float64) {
+	h.update(metric, func(v float64) float64 { return v + d })
+}
+
+func (h *seriesHandle) set(metric string, v float64) {
+	h.update(metric, func(float64) float64 { return v })
+}
+
+func (h *seriesHandle) ObserveList(method ListMethod, _ time.Duration, items int, err error) {
+	result := "success"
+	if err != nil {
+		result = "error"
+	}
+	h.add("lists/"+string(method)+"/"+result, 1)
+	h.add("list_items/"+string(method), float64(items))
+}
+func (h *seriesHandle) ObserveWatchStart(err error) {
+	if err != nil {
+		h.add("watch_starts/error", 1)
+		return
+	}
+	h.add("watch_starts/success", 1)
+}
+func (h *seriesHandle) ObserveWatch(_ time.Duration, events int) {
+	h.add("watches", 1)
+	h.add("watch_events", float64(events))
+}
+func (h *seriesHandle) IncRelists(reason RelistReason) { h.add("relists/"+string(reason), 1) }
+func (h *seriesHandle) IncWatchRestarts(cause WatchRestartCause) {
+	h.add("watch_restarts/"+string(cause), 1)
+}
+func (h *seriesHandle) IncEvents(t watch.EventType)           { h.add("events/"+string(t), 1) }
+func (h *seriesHandle) SetStoreObjects(n int)                 { h.set("store_objects", float64(n)) }
+func (h *seriesHandle) SetLastSyncResourceVersion(rv float64) { h.set("last_rv", rv) }
+func (h *seriesHandle) SetFirstSyncDuration(d time.Duration) {
+	h.set("first_sync_seconds", d.Seconds())
+}
+func (h *seriesHandle) SetBacklog(n int)                { h.set("backlog", float64(n)) }
+func (h *seriesHandle) ObserveDelivery(d time.Duration) { h.add("deliveries", 1) }
+func (h *seriesHandle) IncPanics()                      { h.add("panics", 1) }
+func (h *seriesHandle) Release() {
+	h.p.mu.Lock()
+	defer h.p.mu.Unlock()
+	if h.released {
+		panic("released twice")
+	}
+	h.released = true
+	if h.p.refs[h.labels]--; h.p.refs[h.labels] > 0 {
+		return
+	}
+	delete(h.p.refs, h.labels)
+	for k := range h.p.series {
+		if _, l, _ := strings.Cut(k, "|"); l == h.labels {
+			delete(h.p.series, k)
+		}
+	}
+}
+
+// testInformerLabels is the label set of the informers of newTestInformer.
+const testInformerLabels = `informer="",resource="",type="*v1.PartialObjectMetadata"`
+
+// TestRunMetrics runs an informer through writes, an expired watch and a
+// panicking handler, and checks what its metrics say: relists by reason,
+// watch restarts by cause, events by type, the store, the handler.
+func TestRunMetrics(t *testing.T) {
+	defer func(old bool) { utilruntime.ReallyCrash = old }(utilruntime.ReallyCrash)
+	utilruntime.ReallyCrash = false
+	forEachPipeline(t, func(t *testing.T, opts framework.Options[*metav1.PartialObjectMetadata], inOrder bool) {
+		srv := framework.NewServer(opts)
+		defer srv.Close()
+		create(t, srv, "a")
+		create(t, srv, "b")
+		p := newSeriesProvider()
+		inf := newTestInformer(srv, SharedIndexInformerOptions{InOrder: inOrder, RunMetricsProvider: p})
+		rec := newRecorder()
+		if _, err := inf.AddEventHandler(rec); err != nil {
+			t.Fatal(err)
+		}
+		panicky := ResourceEventHandlerFuncs{UpdateFunc: func(_, obj any) {
+			if obj.(*metav1.PartialObjectMetadata).Name == "b" {
+				panic("handler bug")
+			}
+		}}
+		if _, err := inf.AddEventHandler(panicky); err != nil {
+			t.Fatal(err)
+		}
+		stop := runSharedInformer(t, inf)
+		time.Sleep(time.Second) // time to the first sync
+		synctest.Wait()
+
+		touch(t, srv, "a", "1")
+		touch(t, srv, "b", "1")
+		remove(t, srv, "a")
+		synctest.Wait()
+		// An expired watch: the informer relists.
+		srv.FailNextWatchStreams(1, errExpired)
+		srv.CloseWatchStreams()
+		time.Sleep(time.Minute) // the backoff delay
+		synctest.Wait()
+
+		listMethod := "streaming"
+		if opts.WatchListUnsupported {
+			listMethod = "paginated"
+		}
+		got := p.values(testInformerLabels)
+		want := map[string]float64{
+			"lists/" + listMethod + "/success": 2,
+			"list_items/" + listMethod:         3, // a and b, then b
+			"relists/expired":                  1,
+			"watch_restarts/closed":            1,
+			"watch_restarts/expired":           1,
+			"watch_starts/success":             1, // the watch after the closed one
+			"watches":                          2, // the third is open
+			"watch_events":                     3,
+			"events/MODIFIED":                  2,
+			"events/DELETED":                   1,
+			"store_objects":                    1,
+			"last_rv":                          6,
+			"first_sync_seconds":               0,
+		}
+		if opts.WatchListUnsupported {
+			// Each list is followed by a watch of its own.
+			want["watch_starts/success"] = 3
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("informer metrics (-want +got):\n%s", diff)
+		}
+		handlerLabels := func(h ResourceEventHandler) string {
+			return fmt.Sprintf("%s,handler=%q", testInformerLabels, nameForHandler(h))
+		}
+		if got := p.values(handlerLabels(panicky)); got["panics"] != 2 || got["deliveries"] != 6 || got["backlog"] != 0 {
+			// Two adds, two updates, a delete and the relist's update of
+			// b: the updates of b panic.
+			t.Errorf("panicking handler's metrics %v, want 2 panics in 6 deliveries and no backlog", got)
+		}
+		if got := p.values(handlerLabels(rec)); got["panics"] != 0 || got["deliveries"] != 6 {
+			t.Errorf("recorder's metrics %v, want 6 deliveries", got)
+		}
+
+		stop()
+		if n := p.liveSeries(); n != 0 {
+			t.Errorf("%d series live after the informer stopped", n)
+		}
+	})
+}
+
+// TestRunMetricsReleased checks that starting and stopping informers, and
+// adding and removing handlers, leaves no series behind: after 1,000
+// start/stop cycles the live series count is back at its baseline.
+func TestRunMetricsReleased(t *testing.T) {
+	for _, qm := range queueModes {
+		t.Run(qm.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv := framework.NewServer(framework.Options[*metav1.PartialObjectMetadata]{})
+				defer srv.Close()
+				create(t, srv, "a")
+				p := newSeriesProvider()
+				baseline := p.liveSeries()
+				for i := range 1000 {
+					inf := newTestInformer(srv, SharedIndexInformerOptions{InOrder: qm.inOrder, RunMetricsProvider: p})
+					reg, err := inf.AddEventHandler(newRecorder())
+					if err != nil {
+						t.Fatal(err)
+					}
+					removed, err := inf.AddEventHandler(ResourceEventHandlerFuncs{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					stop := runSharedInformer(t, inf)
+					synctest.Wait()
+					if !reg.HasSynced() {
+						t.Fatalf("cycle %d: not synced", i)
+					}
+					if i == 0 && p.liveSeries() == baseline {
+						t.Fatal("a running informer has no series")
+					}
+					if err := ShutDownEventHandler(inf, removed); err != nil {
+						t.Fatal(err)
+					}
+					stop()
+				}
+				if n := p.liveSeries(); n != baseline {
+					t.Errorf("%d series live after 1,000 cycles, baseline %d (peak %d)", n, baseline, p.peak)
+				}
+				if n := len(p.refs); n != 0 {
+					t.Errorf("%d label sets still referenced", n)
+				}
+			})
+		})
+	}
+}
+
+// TestRunMetricsClassification checks the labels errors get.
+func TestRunMetricsClassification(t *testing.T) {
+	for _, tc := range []struct {
+		err    error
+		relist RelistReason
+		cause  WatchRestartCause
+	}{
+		{err: nil, relist: RelistError, cause: WatchRestartClosed},
+		{err: errExpired, relist: RelistExpired, cause: WatchRestartExpired},
+		{err: errGone, relist: RelistExpired, cause: WatchRestartExpired},
+		{err: errRVTooLarge, relist: RelistTooLargeResourceVersion, cause: WatchRestartError},
+		{err: errTooMany, relist: RelistError, cause: WatchRestartThrottled},
+		{err: errWatchLivenessLost, relist: RelistError, cause: WatchRestartLiveness},
+		{err: errWatchOutlivedTimeout, relist: RelistError, cause: WatchRestartTimeout},
+		{err: errInternal, relist: RelistError, cause: WatchRestartError},
+	} {
+		t.Run(fmt.Sprint(tc.err), func(t *testing.T) {
+			if got := relistReasonFor(tc.err); got != tc.relist {
+				t.Errorf("relist reason %s, want %s", got, tc.relist)
+			}
+			if got := watchRestartCauseFor(tc.err); got != tc.cause {
+				t.Errorf("watch restart cause %s, want %s", got, tc.cause)
+			}
+		})
+	}
+}
