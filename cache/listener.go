@@ -139,10 +139,10 @@ type processorListener struct {
 	// the listener starts; only run uses it.
 	observer *handlerObserver
 
-	// waitingFor is the listener whose shutdown this listener's handler is
-	// waiting for in ShutDownEventHandler, if any; used to refuse waits
-	// that would deadlock.
-	waitingFor atomic.Pointer[processorListener]
+	// delivering is true while run delivers a batch, between reading it and
+	// the end of its last handler call; set only by run. ShutDownEventHandler
+	// reads it to refuse waits that could deadlock (see waitShutdown).
+	delivering atomic.Bool
 
 	// The resync fields are guarded by the owning processor's lock.
 
@@ -316,9 +316,6 @@ func (l *processorListener) run() {
 	defer close(l.runFinished)
 	l.observer.begin()
 	defer l.observer.end()
-	id := currentGoroutineID()
-	listenerGoroutines.Store(id, l)
-	defer listenerGoroutines.Delete(id)
 
 	batch := make([]notification, 0, deliveryBatchSize)
 	for {
@@ -339,6 +336,7 @@ func (l *processorListener) run() {
 		if backlog > slowHandlerBacklog {
 			start = l.clock.Now()
 		}
+		l.delivering.Store(true) // before dropping is read: see waitShutdown
 		for i := range batch {
 			if l.dropping.Load() {
 				clear(batch[i:])
@@ -350,6 +348,7 @@ func (l *processorListener) run() {
 			}
 			batch[i] = notification{} // let the objects go
 		}
+		l.delivering.Store(false)
 		if !start.IsZero() {
 			l.logIfSlow(start, len(batch), backlog)
 		}

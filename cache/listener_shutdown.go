@@ -2,78 +2,62 @@ package cache
 
 import (
 	"errors"
+	"reflect"
 	"runtime"
-	"sync"
 )
 
-// errShutdownFromOwnHandler is returned by [ShutDownEventHandler] when a
-// handler tries to wait for its own shutdown, which could never complete.
-var errShutdownFromOwnHandler = errors.New("event handler cannot wait for its own shutdown: ShutDownEventHandler was called from inside the handler; the handler was removed, return from it to finish the shutdown")
+// errShutdownFromHandler is returned by [ShutDownEventHandler] when it is
+// called from inside an event handler while the handler being shut down is
+// in a call: the caller may be that very call, or a handler that the call is
+// waiting for, and waiting could then never end.
+var errShutdownFromHandler = errors.New("event handler shutdown called from inside an event handler while the handler to shut down is running: waiting could deadlock; the handler was removed and is not called again once its current call returns")
 
-// errShutdownCycle is returned by [ShutDownEventHandler] when waiting would
-// close a cycle of handlers waiting for each other's shutdown.
-var errShutdownCycle = errors.New("event handler shutdown would deadlock: the handler being shut down is itself waiting, directly or indirectly, for the caller's handler to shut down; the handler was removed")
-
-// listenerGoroutines maps the id of every running delivery goroutine to its
-// listener, so that ShutDownEventHandler can tell whether it is called from
-// inside a handler, and from which one.
-var listenerGoroutines sync.Map // uint64 -> *processorListener
-
-// currentListener returns the listener whose delivery goroutine is the
-// calling goroutine, or nil.
-func currentListener() *processorListener {
-	l, ok := listenerGoroutines.Load(currentGoroutineID())
-	if !ok {
-		return nil
-	}
-	return l.(*processorListener)
-}
-
-// waitShutdown blocks until l's handler will not be called any more. It
-// refuses, with an error, to wait when the caller is l's own handler, or a
-// handler that l's handler is (through a chain of such waits) waiting for:
-// either wait could never end.
+// waitShutdown blocks until l's handler will not be called any more: its
+// call in progress, if any, has returned. l must have been stopped.
+//
+// A handler that waits for its own shutdown, or two handlers that wait for
+// each other's, would wait forever. A goroutine does not know which
+// listener's delivery it runs, so the wait is refused, with
+// errShutdownFromHandler, whenever the caller runs inside any handler's call
+// while l is delivering. When l is not delivering, it will not start another
+// call (it was stopped before delivering was read, and run reads dropping
+// after setting delivering), so the wait ends without any help from the
+// caller.
 func (l *processorListener) waitShutdown() error {
-	self := currentListener()
-	if self == l {
-		return errShutdownFromOwnHandler
-	}
-	if self != nil {
-		// Publish the wait before looking for a cycle: of two handlers
-		// that start waiting for each other at the same time, at least
-		// one sees the other's wait and backs out.
-		self.waitingFor.Store(l)
-		defer self.waitingFor.Store(nil)
-		for next, hops := l.waitingFor.Load(), 0; next != nil && hops < maxShutdownChain; next, hops = next.waitingFor.Load(), hops+1 {
-			if next == self {
-				return errShutdownCycle
-			}
+	if l.delivering.Load() && calledFromHandler() {
+		select {
+		case <-l.runFinished:
+			return nil
+		default:
+			return errShutdownFromHandler
 		}
 	}
 	<-l.runFinished
 	return nil
 }
 
-// maxShutdownChain bounds the walk along waitingFor; chains are short in
-// practice and a cycle that does not involve the caller cannot form.
-const maxShutdownChain = 1 << 16
+// deliveryLoop is the name of the function that runs on every listener's
+// delivery goroutine and calls its handler.
+var deliveryLoop = runtime.FuncForPC(reflect.ValueOf((*processorListener).run).Pointer()).Name()
 
-// currentGoroutineID returns the runtime's id of the calling goroutine, read
-// from the header of its stack trace ("goroutine 42 [running]:"). It is only
-// called when a delivery goroutine starts and in ShutDownEventHandler.
-func currentGoroutineID() uint64 {
-	var buf [64]byte
-	b := buf[:runtime.Stack(buf[:], false)]
-	const prefix = "goroutine "
-	if len(b) < len(prefix) {
-		return 0
+// calledFromHandler reports whether the calling goroutine is a listener's
+// delivery goroutine, that is, whether it runs inside an event handler's
+// call: whether deliveryLoop is one of its frames.
+func calledFromHandler() bool {
+	pcs := make([]uintptr, 64)
+	n := runtime.Callers(2, pcs)
+	for n == len(pcs) { // deliveryLoop is at the bottom: take the whole stack
+		pcs = make([]uintptr, 2*len(pcs))
+		n = runtime.Callers(2, pcs)
 	}
-	var id uint64
-	for _, c := range b[len(prefix):] {
-		if c < '0' || c > '9' {
-			break
+	frames := runtime.CallersFrames(pcs[:n])
+	for {
+		f, more := frames.Next()
+		if f.Function == deliveryLoop {
+			return true
 		}
-		id = id*10 + uint64(c-'0')
+		if !more {
+			return false
+		}
 	}
-	return id
 }

@@ -346,17 +346,3 @@ func TestProcessorRemoveListener(t *testing.T) {
 		t.Error("a stopped processor accepted a listener")
 	}
 }
-
-func TestCurrentGoroutineID(t *testing.T) {
-	ids := make(chan uint64, 2)
-	go func() { ids <- currentGoroutineID() }()
-	go func() { ids <- currentGoroutineID() }()
-	a, b := <-ids, <-ids
-	self := currentGoroutineID()
-	if a == 0 || b == 0 || self == 0 || a == b || a == self || b == self {
-		t.Errorf("goroutine ids %d, %d and %d (self) are not distinct and non-zero", a, b, self)
-	}
-	if got := currentGoroutineID(); got != self {
-		t.Errorf("id changed from %d to %d", self, got)
-	}
-}

@@ -154,6 +154,12 @@ func TestWaitForResourceVersionBookmark(t *testing.T) {
 		if err := WaitForSync(ctx, WaitForSyncOptions{}, inf); err != nil {
 			t.Fatal(err)
 		}
+		// The watch must be open before the write: one opened after it
+		// starts at the write's resource version, and the fake sends no
+		// bookmark until the resource version moves past that.
+		if err := srv.WaitForWatchStreams(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
 		other, err := srv.Create(&metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: "elsewhere", Name: "x"}})
 		if err != nil {
 			t.Fatal(err)

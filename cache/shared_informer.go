@@ -635,10 +635,15 @@ func (s *informerStore) whileQuiet(fn func(get func(key string) (any, bool))) {
 // ShutdownChan() <-chan struct{} method, as the registrations of this
 // package do.
 //
-// Called from inside the handler being shut down, it removes the handler and
-// returns an error instead of waiting for itself; likewise when handlers
-// would end up waiting for each other's shutdown. client-go deadlocks in
-// both cases. A handle registered with another informer is an error too.
+// Called from inside an event handler (of any informer) while the handler
+// being shut down is in a call, it removes the handler and returns an error
+// instead of waiting: the call in progress may be the caller itself, or may
+// be waiting for the caller, and the wait could never end. client-go waits,
+// and deadlocks when a handler shuts itself down or two handlers shut each
+// other down. From inside a handler, shutting down another handler that is
+// not in a call waits as usual; RemoveEventHandler, or cancelling the
+// context of [AddEventHandlerWithContext], never waits. A handle registered
+// with another informer is an error too.
 func ShutDownEventHandler(informer SharedInformer, handle ResourceEventHandlerRegistration) error {
 	if informer == nil {
 		return errors.New("shut down event handler: informer is nil")

@@ -373,8 +373,8 @@ func TestSharedInformerHandlerRemovesItself(t *testing.T) {
 		t.Fatal(err)
 	}
 	runSharedInformer(t, inf)
-	if err := <-results; !errors.Is(err, errShutdownFromOwnHandler) {
-		t.Errorf("ShutDownEventHandler from the handler: got %v, want %v", err, errShutdownFromOwnHandler)
+	if err := <-results; !errors.Is(err, errShutdownFromHandler) {
+		t.Errorf("ShutDownEventHandler from the handler: got %v, want %v", err, errShutdownFromHandler)
 	}
 	if err := <-results; err != nil {
 		t.Errorf("RemoveEventHandler from the handler: %v", err)
@@ -383,6 +383,59 @@ func TestSharedInformerHandlerRemovesItself(t *testing.T) {
 	if got := rec.count(); got != 1 {
 		t.Errorf("the handler got %d calls, want 1: it removed itself in the first", got)
 	}
+}
+
+// TestSharedInformerHandlerShutsDownAnIdleHandler checks that a handler
+// shutting down another handler that is not in a call waits for it, as
+// client-go does, rather than refusing.
+func TestSharedInformerHandlerShutsDownAnIdleHandler(t *testing.T) {
+	srv := newTestServer(t)
+	create(t, srv, "a")
+	inf := newTestInformer(srv, SharedIndexInformerOptions{})
+	idleCalled := make(chan struct{})
+	idle, err := inf.AddEventHandler(ResourceEventHandlerFuncs{AddFunc: func(any) { close(idleCalled) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	idleListener := idle.(*processorListener)
+	results := make(chan error, 1)
+	if _, err := inf.AddEventHandler(ResourceEventHandlerFuncs{AddFunc: func(any) {
+		<-idleCalled
+		for idleListener.delivering.Load() { // its only call is returning
+			time.Sleep(time.Millisecond)
+		}
+		results <- ShutDownEventHandler(inf, idle)
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	runSharedInformer(t, inf)
+	select {
+	case err := <-results:
+		if err != nil {
+			t.Errorf("ShutDownEventHandler of an idle handler from inside a handler: %v", err)
+		}
+	case <-time.After(wait.ForeverTestTimeout):
+		t.Fatal("the handler did not finish shutting down the idle one")
+	}
+	waitClosed(t, "the idle handler's shutdown", idle.(interface{ ShutdownChan() <-chan struct{} }).ShutdownChan())
+}
+
+// TestCalledFromHandler checks that only a delivery goroutine counts as
+// inside a handler.
+func TestCalledFromHandler(t *testing.T) {
+	if calledFromHandler() {
+		t.Error("calledFromHandler() is true in a test goroutine")
+	}
+	inside := make(chan bool, 1)
+	l := newTestListener(ResourceEventHandlerFuncs{AddFunc: func(any) { inside <- calledFromHandler() }})
+	var wg sync.WaitGroup
+	l.start(&wg)
+	l.add(addOf("a", false))
+	if !<-inside {
+		t.Error("calledFromHandler() is false inside a handler's call")
+	}
+	l.stop()
+	wg.Wait()
 }
 
 func TestSharedInformerHandlersShuttingEachOtherDown(t *testing.T) {
@@ -415,8 +468,19 @@ func TestSharedInformerHandlersShuttingEachOtherDown(t *testing.T) {
 			t.Fatal("the handlers deadlocked")
 		}
 	}
-	if !slices.ContainsFunc(errs, func(err error) bool { return errors.Is(err, errShutdownCycle) }) {
-		t.Errorf("errors %v do not report the cycle", errs)
+	// The first to look finds the other running and refuses to wait; the
+	// second may find the first returned already, and then waits.
+	refused := 0
+	for _, err := range errs {
+		switch {
+		case errors.Is(err, errShutdownFromHandler):
+			refused++
+		case err != nil:
+			t.Errorf("ShutDownEventHandler: %v", err)
+		}
+	}
+	if refused == 0 {
+		t.Errorf("neither handler refused to wait for the other")
 	}
 	for i, reg := range regs {
 		waitClosed(t, fmt.Sprintf("shutdown of handler %d", i), reg.(interface{ ShutdownChan() <-chan struct{} }).ShutdownChan())
