@@ -30,6 +30,10 @@ type deltaProcessor struct {
 	store   Store
 	keyed   keyedStore  // store, when it takes keys; else nil
 	lock    sync.Locker // held while processing; nil: none
+	// queueKeysMatch is set when the queue keys the very objects it hands
+	// out (it has no transformer): its keys are then used without checking
+	// them against their objects.
+	queueKeysMatch bool
 }
 
 // keyedStore is a [Store] that writes under keys its caller computed: the
@@ -40,7 +44,7 @@ type keyedStore interface {
 	swapKeyed(key string, obj any) (old any, existed bool, err error)
 	deleteKeyed(key string, obj any)
 	replaceKeyed(keys []string, objs []any, resourceVersion string) error
-	transactionKeyed(txns []ThreadSafeStoreTransaction) *TransactionError
+	transactionKeyed(txns []ThreadSafeStoreTransaction, priors []storedState) *TransactionError
 }
 
 var _ keyedStore = (*cache)(nil)
@@ -89,8 +93,8 @@ func (p *deltaProcessor) processBatchKeyed(keys []string, deltas []Delta, isInIn
 
 // keyFor returns the key under which obj goes into the keyed store:
 // queueKey, when it is obj's key, else obj's key computed now.
-func keyFor(queueKey string, obj any) (string, error) {
-	if queueKey != "" && isMetaKeyOf(queueKey, obj) {
+func (p *deltaProcessor) keyFor(queueKey string, obj any) (string, error) {
+	if queueKey != "" && (p.queueKeysMatch || isMetaKeyOf(queueKey, obj)) {
 		return queueKey, nil
 	}
 	key, err := DeletionHandlingMetaNamespaceKeyFunc(obj)
@@ -165,7 +169,7 @@ func (p *deltaProcessor) delete(queueKey string, obj any) error {
 	if p.keyed == nil {
 		return p.store.Delete(obj)
 	}
-	key, err := keyFor(queueKey, obj)
+	key, err := p.keyFor(queueKey, obj)
 	if err != nil {
 		return err
 	}
@@ -178,7 +182,7 @@ func (p *deltaProcessor) delete(queueKey string, obj any) error {
 // as an add.
 func (p *deltaProcessor) storeAndNotify(queueKey string, obj any, isInInitialList bool) error {
 	if p.keyed != nil {
-		key, err := keyFor(queueKey, obj)
+		key, err := p.keyFor(queueKey, obj)
 		if err != nil {
 			return fmt.Errorf("write to the store: %w", err)
 		}
@@ -229,9 +233,9 @@ func (n handlerCall) deliver(handler ResourceEventHandler, isInInitialList bool)
 	}
 }
 
-// processDeltasInBatch applies a batch of deltas with distinct keys (as
-// [QueueWithBatch.PopBatch] hands them out) to the store and then tells the
-// handler, in delta order; keys[i], when keys is not nil, is the key the
+// processDeltasInBatch applies a batch of deltas (with distinct keys, as
+// [QueueWithBatch.PopBatch] hands them out, except for the keyed store, see
+// processKeyedBatch) to the store and then tells the handler, in delta order; keys[i], when keys is not nil, is the key the
 // queue computed for deltas[i]. When the store is a [TransactionStore] every
 // write happens in one transaction before any handler call, and only the
 // writes the transaction applied are reported; a partial failure is returned
@@ -262,43 +266,31 @@ func (p *deltaProcessor) processDeltasInBatch(keys []string, deltas []Delta, isI
 		}
 	}
 
+	if storeKeys, ok := p.storeKeys(keys, deltas); ok {
+		return p.processKeyedBatch(storeKeys, deltas, isInInitialList)
+	}
+
 	// notes[i] reports the write of txns[i]; a delta whose old state cannot
 	// be read is not written, and its error is returned with the
 	// transaction's.
 	notes := make([]handlerCall, 0, len(deltas))
 	var readErrs []error
-	var err *TransactionError
-	if storeKeys, ok := p.storeKeys(keys, deltas); ok {
-		txns := make([]ThreadSafeStoreTransaction, len(deltas))
-		for i, d := range deltas {
-			var old any
-			var exists bool
-			if d.Type != Deleted {
-				old, exists, _ = p.keyed.GetByKey(storeKeys[i]) // never fails
+	txns := make([]Transaction, 0, len(deltas))
+	for _, d := range deltas {
+		var old any
+		var exists bool
+		if d.Type != Deleted {
+			var readErr error
+			if old, exists, readErr = p.store.Get(d.Object); readErr != nil {
+				readErrs = append(readErrs, fmt.Errorf("read the store: %w", readErr))
+				continue
 			}
-			txn, note := batchWrite(d, old, exists)
-			txns[i] = ThreadSafeStoreTransaction{Transaction: txn, Key: storeKeys[i]}
-			notes = append(notes, note)
 		}
-		err = p.keyed.transactionKeyed(txns)
-	} else {
-		txns := make([]Transaction, 0, len(deltas))
-		for _, d := range deltas {
-			var old any
-			var exists bool
-			if d.Type != Deleted {
-				var readErr error
-				if old, exists, readErr = p.store.Get(d.Object); readErr != nil {
-					readErrs = append(readErrs, fmt.Errorf("read the store: %w", readErr))
-					continue
-				}
-			}
-			txn, note := batchWrite(d, old, exists)
-			txns = append(txns, txn)
-			notes = append(notes, note)
-		}
-		err = txnStore.Transaction(txns...)
+		txn, note := batchWrite(d, old, exists)
+		txns = append(txns, txn)
+		notes = append(notes, note)
 	}
+	err := txnStore.Transaction(txns...)
 
 	if err != nil {
 		for _, i := range err.SuccessfulIndices {
@@ -313,6 +305,47 @@ func (p *deltaProcessor) processDeltasInBatch(keys []string, deltas []Delta, isI
 	}
 	if len(readErrs) > 0 {
 		return fmt.Errorf("not all items in the batch successfully processed: %w", errors.Join(readErrs...))
+	}
+	return nil
+}
+
+// processKeyedBatch is processDeltasInBatch for a keyed store, deltas[i]
+// going under storeKeys[i]: one transaction writes them all, reporting what
+// each key held just before its write, and the handler is then told about
+// each applied write, in delta order. A key given twice sees its first write
+// (an add, then an update), as if its deltas had been processed one after
+// the other.
+func (p *deltaProcessor) processKeyedBatch(storeKeys []string, deltas []Delta, isInInitialList bool) error {
+	txns := make([]ThreadSafeStoreTransaction, len(deltas))
+	for i, d := range deltas {
+		typ := TransactionTypeUpdate // stores the object, whether or not the key is there
+		if d.Type == Deleted {
+			typ = TransactionTypeDelete
+		}
+		txns[i] = ThreadSafeStoreTransaction{Transaction: Transaction{Object: d.Object, Type: typ}, Key: storeKeys[i]}
+	}
+	priors := make([]storedState, len(deltas))
+	err := p.keyed.transactionKeyed(txns, priors)
+	clear(txns) // let the objects go once written
+	notify := func(i int) {
+		d, prior := deltas[i], priors[i]
+		switch {
+		case d.Type == Deleted:
+			p.handler.OnDelete(d.Object)
+		case prior.existed:
+			p.handler.OnUpdate(prior.obj, d.Object)
+		default:
+			p.handler.OnAdd(d.Object, isInInitialList)
+		}
+	}
+	if err != nil {
+		for _, i := range err.SuccessfulIndices {
+			notify(i)
+		}
+		return fmt.Errorf("not all items in the batch successfully processed: %w", err)
+	}
+	for i := range deltas {
+		notify(i)
 	}
 	return nil
 }
@@ -338,7 +371,7 @@ func (p *deltaProcessor) storeKeys(keys []string, deltas []Delta) (storeKeys []s
 		storeKeys = make([]string, len(deltas))
 	}
 	for i, d := range deltas {
-		key, err := keyFor(keyAt(keys, i), d.Object)
+		key, err := p.keyFor(keyAt(keys, i), d.Object)
 		if err != nil {
 			return nil, false
 		}

@@ -259,10 +259,13 @@ func (c *threadSafeMap) DeleteWithObject(key string, obj any) {
 	}
 }
 
-func (c *threadSafeMap) deleteLocked(key string) {
-	if id, _, ok := c.items.remove(key); ok {
+// deleteLocked removes key and returns what it held.
+func (c *threadSafeMap) deleteLocked(key string) (old any, existed bool) {
+	id, old, existed := c.items.remove(key)
+	if existed {
 		c.index.remove(id)
 	}
+	return old, existed
 }
 
 // Transaction applies txns in order under one lock. Writes that cannot be
@@ -281,6 +284,22 @@ func (c *threadSafeMap) Transaction(txns ...ThreadSafeStoreTransaction) {
 // type is unknown, or it is an add or update of a nil object or of an object
 // an index function fails on. The result is nil when every write applied.
 func (c *threadSafeMap) transaction(txns []ThreadSafeStoreTransaction) []error {
+	return c.transact(txns, nil)
+}
+
+// storedState is what a key held just before a write of a transaction.
+type storedState struct {
+	obj     any
+	existed bool
+}
+
+// transact is transaction that, when priors is not nil (it then has one
+// entry per write), also records there what each applied write's key held
+// just before it: a key written twice sees its first write. Adds and updates
+// are the same write. The index values of the objects are computed before
+// the lock is taken, and the table is sized once for a batch that would
+// otherwise grow it.
+func (c *threadSafeMap) transact(txns []ThreadSafeStoreTransaction, priors []storedState) []error {
 	if len(txns) == 0 {
 		return nil
 	}
@@ -291,20 +310,29 @@ func (c *threadSafeMap) transaction(txns []ThreadSafeStoreTransaction) []error {
 		}
 		errs[i] = err
 	}
-	prepared := make([]keyedValues, len(txns))
-	adds := 0
+	set := c.indexSet.Load()
+	k := len(set.names)
+	prepared := make([][][]string, len(txns)) // the index values of each write
+	var flat [][]string                       // their storage, k per write
+	if k > 0 {
+		flat = make([][]string, 0, len(txns)*k)
+	}
+	puts := 0
 	for i, txn := range txns {
 		switch txn.Type {
 		case TransactionTypeAdd, TransactionTypeUpdate:
-			if txn.Type == TransactionTypeAdd {
-				adds++
+			puts++
+			if txn.Object == nil {
+				fail(i, &nilItemError{key: txn.Key})
+				continue
 			}
-			p, err := c.prepare(txn.Key, txn.Object, nil)
+			values, err := set.compute(txn.Key, txn.Object, 0, flat[len(flat):len(flat):len(flat)+k])
 			if err != nil {
 				fail(i, err)
 				continue
 			}
-			prepared[i] = p
+			prepared[i] = values
+			flat = flat[:len(flat)+k]
 		case TransactionTypeDelete:
 		default:
 			fail(i, &unknownTransactionTypeError{txn.Type})
@@ -313,28 +341,31 @@ func (c *threadSafeMap) transaction(txns []ThreadSafeStoreTransaction) []error {
 
 	c.lock.Lock()
 	defer c.lock.Unlock()
-	if adds > 1 {
-		// Adds are of keys the caller did not find: size the table for
-		// them at once.
-		c.reserveLocked(c.items.len() + adds)
+	if puts > c.items.len() {
+		// Mostly new keys (a first list): size the table once.
+		c.reserveLocked(puts)
 	}
 	last := -1
 	for i, txn := range txns {
 		if errs != nil && errs[i] != nil {
 			continue
 		}
+		var prior storedState
 		if txn.Type == TransactionTypeDelete {
-			c.deleteLocked(txn.Key)
-			last = i
-			continue
+			prior.obj, prior.existed = c.deleteLocked(txn.Key)
+		} else {
+			p, err := c.refreshLocked(txn.Key, txn.Object, keyedValues{set: set, values: prepared[i]})
+			if err != nil {
+				fail(i, err)
+				continue
+			}
+			var id uint32
+			id, prior.obj, prior.existed = c.items.put(txn.Key, txn.Object)
+			c.index.update(id, p.values)
 		}
-		p, err := c.refreshLocked(txn.Key, txn.Object, prepared[i])
-		if err != nil {
-			fail(i, err)
-			continue
+		if priors != nil {
+			priors[i] = prior
 		}
-		id, _, _ := c.items.put(txn.Key, txn.Object)
-		c.index.update(id, p.values)
 		last = i
 	}
 	if last >= 0 {
@@ -418,6 +449,18 @@ func (c *threadSafeMap) replace(items map[string]any, resourceVersion string) er
 	}, resourceVersion)
 }
 
+// replaceList is replace with the items given as keys and the objects at
+// the same positions; of a key given twice, the last object is kept.
+func (c *threadSafeMap) replaceList(keys []string, objs []any, resourceVersion string) error {
+	return c.replaceWith(len(keys), func(yield func(string, any) bool) {
+		for i, key := range keys {
+			if !yield(key, objs[i]) {
+				return
+			}
+		}
+	}, resourceVersion)
+}
+
 // replaceWith swaps in the n items that items yields. The new table and
 // indexes are built before the lock is taken, sized for n, so readers are
 // not blocked while that runs.
@@ -441,22 +484,39 @@ func (c *threadSafeMap) replaceWith(n int, items func(yield func(string, any) bo
 }
 
 // buildContents stores the items in a new table, sized for n, and indexes
-// them with set.
+// them with set. Of a key given twice, the last object counts: an earlier
+// one can neither fail an index function nor be nil without consequence.
 func buildContents(set *indexSet, n int, items func(yield func(string, any) bool)) (*objectTable, *storeIndex, error) {
 	table := newObjectTable(n)
-	idx := newStoreIndex(set, n)
-	var buf [4][]string
-	var err error
+	var nilKeys map[string]struct{} // keys whose last object is nil
 	for key, obj := range items {
 		if obj == nil {
-			err = &nilItemError{key: key}
-			break
+			if nilKeys == nil {
+				nilKeys = map[string]struct{}{}
+			}
+			nilKeys[key] = struct{}{}
+			table.remove(key)
+			continue
 		}
+		if nilKeys != nil {
+			delete(nilKeys, key)
+		}
+		table.put(key, obj)
+	}
+	for key := range nilKeys {
+		return nil, nil, &nilItemError{key: key}
+	}
+	idx := newStoreIndex(set, n)
+	if len(set.names) == 0 {
+		return table, idx, nil
+	}
+	var buf [4][]string
+	var err error
+	for id, e := range table.all {
 		var values [][]string
-		if values, err = set.compute(key, obj, 0, buf[:0]); err != nil {
+		if values, err = set.compute(e.key, e.obj, 0, buf[:0]); err != nil {
 			break
 		}
-		id, _, _ := table.put(key, obj)
 		idx.update(id, values)
 	}
 	if err != nil {
