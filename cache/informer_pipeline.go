@@ -72,6 +72,7 @@ func newInformerPipeline(cfg pipelineConfig) informerPipeline {
 			EmitDeltaTypeReplaced: true,
 			Transformer:           cfg.transform,
 		}, cfg.clock)
+		f.takesBulks = true // the controller pops with popBatchKeyed
 		queue, logger = f, f.logger
 	}
 	p := newDeltaProcessor(logger, cfg.handler, cfg.store, cfg.lock)

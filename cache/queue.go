@@ -37,8 +37,9 @@ type keyedQueue interface {
 	popKeyed(process keyedProcessFunc) error
 }
 
-// keyedBatchQueue is a [QueueWithBatch] that can hand its consumer the keys
-// of the popped deltas: [RealFIFO].
+// keyedBatchQueue is a queue that can hand its consumer several deltas at
+// once, with their keys: [RealFIFO], and [DeltaFIFO] for a whole Replace or
+// Resync of an empty FIFO.
 type keyedBatchQueue interface {
 	// popBatchKeyed is PopBatch with keyed functions.
 	popBatchKeyed(processBatch keyedBatchFunc, processSingle keyedProcessFunc) error

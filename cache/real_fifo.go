@@ -375,11 +375,11 @@ func (f *RealFIFO) Pop(process PopProcessFunc) (any, error) {
 
 // popLocked removes the oldest delta and returns it, with its key. It
 // implements deltaLog.
-func (f *RealFIFO) popLocked() (string, Deltas) {
+func (f *RealFIFO) popLocked() (string, Deltas, bool) {
 	head := f.items[0]
 	f.items = dropFront(f.items, 1)
 	f.metrics.queuedItems.Set(float64(len(f.items)))
-	return head.key, Deltas{head.Delta}
+	return head.key, Deltas{head.Delta}, true
 }
 
 // batchable reports whether PopBatch may put a delta of type t in a batch.

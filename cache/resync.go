@@ -23,13 +23,15 @@ import (
 //     (Config.FullResyncPeriod, see Reflector's resyncLoop) and calls the
 //     processor's shouldResync (Config.ShouldResync), which marks the
 //     listeners whose period has elapsed as due and reports whether any is.
-//  3. Queue. If one is due, the reflector calls the queue's Resync: the
-//     DeltaFIFO queues a Sync delta with the stored object for every key
-//     with nothing queued; the RealFIFO of the InOrder pipeline queues one
-//     SyncAll.
+//  3. Queue. If one is due, the reflector calls the queue's Resync. The
+//     RealFIFO of the InOrder pipeline queues one SyncAll. The DeltaFIFO
+//     queues a Sync delta with the stored object for every key with nothing
+//     queued, or, when nothing is queued at all (the usual case), one item
+//     that stands for all of them (a bulk), which it pops as one SyncAll.
 //  4. Processing (processDeltas). A Sync delta is stored and reported as an
 //     update from the stored object to itself; a SyncAll reports
-//     OnUpdate(obj, obj) for every stored object.
+//     OnUpdate(obj, obj) for every stored object, reading the store without
+//     writing it.
 //  5. Fan-out (processor.distributeUpdate). An update that keeps the
 //     resource version is a sync (isResync), whatever caused it: a resync,
 //     or, as in client-go, a relist or watch event of an unchanged object.
