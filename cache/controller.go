@@ -34,7 +34,9 @@ type Config struct {
 	// ProcessBatch handles several popped deltas with distinct keys at
 	// once. It is used, instead of Process for everything but single
 	// deltas, when it is set and Queue is a [QueueWithBatch]. On a partial
-	// failure it returns an error describing it (see [TransactionError]).
+	// failure it returns an error describing it; the informers' ProcessBatch
+	// returns one that wraps the store's [TransactionError], for
+	// [errors.As].
 	ProcessBatch ProcessBatchFunc
 
 	// ObjectType is an example of the objects expected; others are dropped.
@@ -79,6 +81,19 @@ type Config struct {
 	// monitor follows the run for the sync status, run metrics and
 	// resource-version waits; newController makes one when it is nil.
 	monitor *informerMonitor
+
+	// keyed, when set and Queue is one of this package's, processes the
+	// popped items instead of Process and ProcessBatch (which must do the
+	// same), together with the keys the queue computed for them. The
+	// informers of this package set it.
+	keyed keyedProcessor
+}
+
+// keyedProcessor processes popped items together with the keys their queue
+// computed for them; see keyedProcessFunc and keyedBatchFunc.
+type keyedProcessor interface {
+	processKeyed(key string, deltas Deltas, isInInitialList bool) error
+	processBatchKeyed(keys []string, deltas []Delta, isInInitialList bool) error
 }
 
 // ShouldResyncFunc reports whether a reflector should resync its store now.
@@ -225,21 +240,14 @@ func (c *controller) processLoopRecovering(ctx context.Context) {
 // processLoop pops and processes items until ctx ends or the queue is closed.
 // Processing errors are logged; the item is lost, as in client-go.
 func (c *controller) processLoop(ctx context.Context) {
-	batchQueue, batching := c.config.Queue.(QueueWithBatch)
-	batching = batching && c.config.ProcessBatch != nil
-	if !batching && c.config.Process == nil {
+	popNext := c.popper()
+	if popNext == nil {
 		utilruntime.HandleErrorWithContext(ctx, nil, "Controller has no Process function, not popping anything")
 		<-ctx.Done()
 		return
 	}
-	process := PopProcessFunc(c.config.Process)
 	for ctx.Err() == nil {
-		var err error
-		if batching {
-			err = batchQueue.PopBatch(c.config.ProcessBatch, process)
-		} else {
-			_, err = c.config.Queue.Pop(process)
-		}
+		err := popNext()
 		c.config.monitor.popped()
 		switch {
 		case errors.Is(err, ErrFIFOClosed):
@@ -247,6 +255,36 @@ func (c *controller) processLoop(ctx context.Context) {
 		case err != nil:
 			utilruntime.HandleErrorWithContext(ctx, err, "Unable to process a popped item, dropping it")
 		}
+	}
+}
+
+// popper returns the function that pops and processes the next item (or
+// batch) of the queue: with the keyed processor when the queue hands out
+// keys, in batches when the queue and ProcessBatch allow it, otherwise one
+// item at a time with Process. It returns nil when there is nothing to
+// process with.
+func (c *controller) popper() func() error {
+	queue := c.config.Queue
+	if p := c.config.keyed; p != nil {
+		single, batch := p.processKeyed, p.processBatchKeyed // bound once, not per pop
+		if q, ok := queue.(keyedBatchQueue); ok {
+			return func() error { return q.popBatchKeyed(batch, single) }
+		}
+		if q, ok := queue.(keyedQueue); ok {
+			return func() error { return q.popKeyed(single) }
+		}
+	}
+	process := PopProcessFunc(c.config.Process)
+	if q, ok := queue.(QueueWithBatch); ok && c.config.ProcessBatch != nil {
+		batch := c.config.ProcessBatch
+		return func() error { return q.PopBatch(batch, process) }
+	}
+	if process == nil {
+		return nil
+	}
+	return func() error {
+		_, err := queue.Pop(process)
+		return err
 	}
 }
 

@@ -1,50 +1,11 @@
 package cache
 
 import (
-	"errors"
-	"fmt"
 	"slices"
-	"sync"
 
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 )
-
-// KeyLister is anything that can list its keys.
-type KeyLister interface {
-	// ListKeys returns every key.
-	ListKeys() []string
-}
-
-// KeyGetter is anything that can look an object up by key.
-type KeyGetter interface {
-	// GetByKey returns the value associated with the key, or sets
-	// exists=false.
-	GetByKey(key string) (value any, exists bool, err error)
-}
-
-// KeyListerGetter lists keys and looks objects up by key. Queues consult one,
-// their "known objects" (normally the informer's indexer), to find out what
-// their consumer already knows.
-type KeyListerGetter interface {
-	KeyLister
-	KeyGetter
-}
-
-// keyOfferee is a store that can reuse key strings computed by someone else.
-// A [DeltaFIFO] offers each key it pops to its known objects when they
-// implement it (the stores of [NewStore] and [NewIndexer] do), because the
-// consumer is about to write the popped objects there: the store can then
-// keep the FIFO's key string rather than allocate an equal one.
-type keyOfferee interface {
-	// offerKey tells the store the key of the objects about to be
-	// written. It must be cheap and must not call back into the FIFO.
-	offerKey(key string)
-}
-
-// ErrZeroLengthDeltasObject is the cause inside the [KeyError] that
-// [DeltaFIFO.KeyOf] returns for an empty [Deltas].
-var ErrZeroLengthDeltasObject = errors.New("0 length Deltas object; can't get key")
 
 // DeltaFIFOOptions configures [NewDeltaFIFOWithOptions]. Every field is
 // optional.
@@ -66,9 +27,6 @@ type DeltaFIFOOptions struct {
 	// deletions of known but unqueued keys, Replace queues tombstones for
 	// known keys missing from the list, and Resync has something to resync.
 	// Without it, deletions missed while the watch was down go unnoticed.
-	// A store made by [NewStore] or [NewIndexer] with a metadata key
-	// function also reuses the FIFO's key strings for the popped objects
-	// written into it, rather than allocating equal ones.
 	KnownObjects KeyListerGetter
 
 	// EmitDeltaTypeReplaced makes Replace queue [Replaced] deltas. When false
@@ -101,12 +59,7 @@ type DeltaFIFOOptions struct {
 // write that fails (a key error, a failing transformer) leaves it unchanged.
 // Create one with [NewDeltaFIFOWithOptions]; the zero value is not usable.
 type DeltaFIFO struct {
-	logger klog.Logger
-	name   string
-	clock  clock.PassiveClock
-
-	mu   sync.Mutex
-	cond sync.Cond // L is &mu; signalled when queue grows or the FIFO closes
+	deltaQueue
 
 	// items holds the pending deltas of each queued key, never an empty
 	// Deltas. guarded by mu; a key is in queue if and only if it is in items,
@@ -122,18 +75,12 @@ type DeltaFIFO struct {
 	// appended counts the deltas appended so far. guarded by mu.
 	appended uint64
 
-	sync   initialSync // guarded by mu
-	closed bool        // guarded by mu
-
-	keyFunc               KeyFunc
-	knownObjects          KeyListerGetter // may be nil
-	keyOfferee            keyOfferee      // knownObjects, if it reuses offered keys; may be nil
 	emitDeltaTypeReplaced bool
-	transformer           TransformFunc // may be nil
 }
 
 var (
 	_ Queue             = (*DeltaFIFO)(nil)
+	_ keyedQueue        = (*DeltaFIFO)(nil)
 	_ TransformingStore = (*DeltaFIFO)(nil)
 	_ DoneChecker       = (*DeltaFIFO)(nil)
 	_ progressQueue     = (*DeltaFIFO)(nil)
@@ -154,35 +101,29 @@ func NewDeltaFIFO(keyFunc KeyFunc, knownObjects KeyListerGetter) *DeltaFIFO {
 
 // NewDeltaFIFOWithOptions returns an empty DeltaFIFO configured by opts.
 func NewDeltaFIFOWithOptions(opts DeltaFIFOOptions) *DeltaFIFO {
-	return newDeltaFIFO(opts, clock.RealClock{})
+	return newDeltaFIFO(opts, realClock)
 }
 
 // newDeltaFIFO is NewDeltaFIFOWithOptions with the clock that times
 // processing.
 func newDeltaFIFO(opts DeltaFIFOOptions, clk clock.PassiveClock) *DeltaFIFO {
 	f := &DeltaFIFO{
-		logger:                klog.Background(),
-		name:                  "DeltaFIFO",
-		clock:                 clk,
 		items:                 map[string]Deltas{},
-		sync:                  newInitialSync(),
-		keyFunc:               opts.KeyFunction,
-		knownObjects:          opts.KnownObjects,
 		emitDeltaTypeReplaced: opts.EmitDeltaTypeReplaced,
-		transformer:           opts.Transformer,
 	}
-	if f.keyFunc == nil {
-		f.keyFunc = MetaNamespaceKeyFunc
+	name := opts.Name
+	if name == "" {
+		name = "DeltaFIFO"
 	}
-	f.keyOfferee, _ = opts.KnownObjects.(keyOfferee)
-	if opts.Logger != nil {
-		f.logger = *opts.Logger
-	}
-	if opts.Name != "" {
-		f.name = opts.Name
-	}
-	f.logger = klog.LoggerWithName(f.logger, f.name)
-	f.cond.L = &f.mu
+	f.init(deltaQueueConfig{
+		log:          f,
+		logger:       opts.Logger,
+		name:         name,
+		clock:        clk,
+		keyFunc:      opts.KeyFunction,
+		transformer:  opts.Transformer,
+		knownObjects: opts.KnownObjects,
+	})
 	return f
 }
 
@@ -191,22 +132,7 @@ func newDeltaFIFO(opts DeltaFIFOOptions, clk clock.PassiveClock) *DeltaFIFO {
 // [DeletedFinalStateUnknown] the key it carries. An empty Deltas yields a
 // [KeyError] wrapping [ErrZeroLengthDeltasObject].
 func (f *DeltaFIFO) KeyOf(obj any) (string, error) {
-	if d, ok := obj.(Deltas); ok {
-		if len(d) == 0 {
-			return "", KeyError{obj, ErrZeroLengthDeltasObject}
-		}
-		obj = d.Newest().Object
-	}
-	if d, ok := obj.(DeletedFinalStateUnknown); ok {
-		return d.Key, nil
-	}
-	return f.keyFunc(obj)
-}
-
-// Transformer returns the transform function, or nil. It implements
-// [TransformingStore].
-func (f *DeltaFIFO) Transformer() TransformFunc {
-	return f.transformer
+	return f.keyOf(obj)
 }
 
 // Add queues an [Added] delta for obj. Errors from the key function (as a
@@ -220,50 +146,21 @@ func (f *DeltaFIFO) Update(obj any) error {
 	return f.write(Updated, obj)
 }
 
-func (f *DeltaFIFO) write(t DeltaType, obj any) error {
-	key, err := f.KeyOf(obj)
-	if err != nil {
-		return KeyError{obj, err}
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	obj, err = f.transform(t, key, obj)
-	if err != nil {
-		return err
-	}
-	f.sync.written()
-	f.appendLocked(key, Delta{Type: t, Object: obj})
-	return nil
-}
-
 // Delete queues a [Deleted] delta for obj, unless nothing is known about its
 // key: the key has no queued deltas and, if there are known objects, they do
 // not hold it either (a failed lookup counts as holding it). A dropped
 // deletion was presumably already reported by a Replace. Errors are handled
 // as by Add.
 func (f *DeltaFIFO) Delete(obj any) error {
-	key, err := f.KeyOf(obj)
-	if err != nil {
-		return KeyError{obj, err}
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if !f.knowsLocked(key) {
-		f.sync.written()
-		return nil
-	}
-	obj, err = f.transform(Deleted, key, obj)
-	if err != nil {
-		return err
-	}
-	f.sync.written()
-	f.appendLocked(key, Delta{Type: Deleted, Object: obj})
-	return nil
+	return f.write(Deleted, obj)
 }
 
-// knowsLocked reports whether key has queued deltas or is a known object. A
-// failed lookup counts as known.
-func (f *DeltaFIFO) knowsLocked(key string) bool {
+// admitsLocked drops the deletion of a key the FIFO knows nothing about (see
+// Delete). It implements deltaLog.
+func (f *DeltaFIFO) admitsLocked(t DeltaType, key string) bool {
+	if t != Deleted {
+		return true
+	}
 	if _, queued := f.items[key]; queued {
 		return true
 	}
@@ -274,26 +171,14 @@ func (f *DeltaFIFO) knowsLocked(key string) bool {
 	return known || err != nil
 }
 
-// transform applies the transformer to obj, the object of a delta of type t,
-// unless there is none, t is [Sync] (a known object, transformed already) or
-// obj is a tombstone. It is called with the lock held, so that objects are
-// transformed in queue order.
-func (f *DeltaFIFO) transform(t DeltaType, key string, obj any) (any, error) {
-	if f.transformer == nil || t == Sync {
-		return obj, nil
-	}
-	if _, tombstone := obj.(DeletedFinalStateUnknown); tombstone {
-		return obj, nil
-	}
-	transformed, err := f.transformer(obj)
-	if err != nil {
-		return nil, fmt.Errorf("transform object with key %q: %w", key, err)
-	}
-	return transformed, nil
+// lenLocked returns the number of queued keys. It implements deltaLog.
+func (f *DeltaFIFO) lenLocked() int {
+	return len(f.queue)
 }
 
 // appendLocked appends d to key's deltas, queueing key if it had none, and
-// collapses the last two deltas if both are deletions.
+// collapses the last two deltas if both are deletions. It implements
+// deltaLog.
 func (f *DeltaFIFO) appendLocked(key string, d Delta) {
 	f.appended++
 	deltas, queued := f.items[key]
@@ -335,19 +220,12 @@ func (f *DeltaFIFO) Replace(list []any, resourceVersion string) error {
 	}
 	// Validate and transform everything before changing anything. The
 	// transformer runs for Replaced deltas even when they are emitted as Sync.
-	keys := make([]string, len(list))
-	objs := make([]any, len(list))
-	listed := make(map[string]struct{}, len(list))
-	for i, obj := range list {
-		key, err := f.KeyOf(obj)
-		if err != nil {
-			return KeyError{obj, err}
-		}
-		transformed, err := f.transform(Replaced, key, obj)
-		if err != nil {
-			return fmt.Errorf("couldn't enqueue object: %w", err)
-		}
-		keys[i], objs[i] = key, transformed
+	keys, objs, err := f.prepareListLocked(list)
+	if err != nil {
+		return err
+	}
+	listed := make(map[string]struct{}, len(keys))
+	for _, key := range keys {
 		listed[key] = struct{}{}
 	}
 
@@ -380,24 +258,14 @@ func (f *DeltaFIFO) Replace(list []any, resourceVersion string) error {
 
 	// Known keys that vanished and have nothing queued.
 	if f.knownObjects != nil {
-		for _, key := range f.knownObjects.ListKeys() {
-			if _, ok := listed[key]; ok {
-				continue
-			}
-			if _, queued := f.items[key]; queued {
-				continue
-			}
-			last, known, err := f.knownObjects.GetByKey(key)
-			switch {
-			case err != nil:
-				last = nil
-				f.logger.Error(err, "Unexpected error during lookup, placing DeletedFinalStateUnknown marker without object", "key", key)
-			case !known:
-				last = nil
-				f.logger.Info("Key does not exist in known objects store, placing DeletedFinalStateUnknown marker without object", "key", key)
-			}
+		kept := func(key string) bool {
+			_, isListed := listed[key]
+			_, queued := f.items[key]
+			return isListed || queued
+		}
+		for tomb := range vanishedTombstones(f.logger, f.knownObjects, kept) {
 			deletions++
-			f.appendLocked(key, Delta{Type: Deleted, Object: DeletedFinalStateUnknown{Key: key, Obj: last}})
+			f.appendLocked(tomb.Key, Delta{Type: Deleted, Object: tomb})
 		}
 	}
 
@@ -413,31 +281,10 @@ func (f *DeltaFIFO) Replace(list []any, resourceVersion string) error {
 func (f *DeltaFIFO) Resync() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.knownObjects == nil {
-		return nil
-	}
-	var errs []error
-	for _, known := range f.knownObjects.ListKeys() {
-		obj, exists, err := f.knownObjects.GetByKey(known)
-		if err != nil {
-			f.logger.Error(err, "Unexpected error during lookup, unable to queue object for sync", "key", known)
-			continue
-		}
-		if !exists {
-			f.logger.Info("Key does not exist in known objects store, unable to queue object for sync", "key", known)
-			continue
-		}
-		key, err := f.KeyOf(obj)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("couldn't queue object: %w", KeyError{obj, err}))
-			continue
-		}
-		if _, queued := f.items[key]; queued {
-			continue
-		}
-		f.appendLocked(key, Delta{Type: Sync, Object: obj})
-	}
-	return errors.Join(errs...)
+	return f.resyncLocked(func(key string) bool {
+		_, queued := f.items[key]
+		return queued
+	})
 }
 
 // Pop blocks until a key is queued or the FIFO is closed, removes the oldest
@@ -453,33 +300,18 @@ func (f *DeltaFIFO) Resync() error {
 // sync before the last initial item was processed. (client-go's DeltaFIFO
 // closes Done just before processing the last initial item.)
 func (f *DeltaFIFO) Pop(process PopProcessFunc) (any, error) {
-	if process == nil {
-		return nil, errNilProcessFunc
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for len(f.queue) == 0 {
-		if f.closed {
-			return nil, ErrFIFOClosed
-		}
-		f.cond.Wait()
-	}
-	isInInitialList := !f.sync.synced()
+	return f.pop(process)
+}
+
+// popLocked removes the oldest key and returns it with its deltas. It
+// implements deltaLog.
+func (f *DeltaFIFO) popLocked() (string, Deltas) {
 	key := f.queue[0]
 	f.queue = dropFront(f.queue, 1)
 	f.firstDelta = dropFront(f.firstDelta, 1)
-	var deltas any = f.items[key] // boxed once
+	deltas := f.items[key]
 	delete(f.items, key)
-	if f.keyOfferee != nil {
-		f.keyOfferee.offerKey(key) // process will likely write key's objects there
-	}
-	defer f.sync.processed(f.sync.taking(1)) // argument evaluated now, decrement after process
-
-	depth := len(f.queue)
-	start := f.clock.Now()
-	err := process(deltas, isInInitialList)
-	logSlowProcessing(f.logger, f.clock.Since(start), 1, depth, key)
-	return deltas, err
+	return key, deltas
 }
 
 // progress implements progressQueue. Pop processes with the lock held, so no
@@ -493,62 +325,8 @@ func (f *DeltaFIFO) progress() (queued, applied uint64) {
 	return f.appended, f.firstDelta[0] - 1
 }
 
-// maxReusedQueueCap is the largest backing array a drained queue keeps for
-// reuse (see dropFront).
-const maxReusedQueueCap = 1024
-
-// dropFront removes the first n elements of the queue s, zeroing them so that
-// what they reference can be collected. A queue left empty starts over at
-// the beginning of its backing array when that array is small: otherwise a
-// consumer that keeps up would have every append reallocate. A large array
-// (left by a big relist) is not kept, and goes once appends outgrow it.
-func dropFront[T any](s []T, n int) []T {
-	clear(s[:n])
-	if n == len(s) && cap(s) <= maxReusedQueueCap {
-		return s[:0]
-	}
-	return s[n:]
-}
-
-// Close wakes every blocked Pop; Pop returns [ErrFIFOClosed] once the FIFO is
-// empty. Writes are still accepted. Closing twice is harmless.
-func (f *DeltaFIFO) Close() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.closed = true
-	f.cond.Broadcast()
-}
-
-// IsClosed reports whether Close has been called.
-func (f *DeltaFIFO) IsClosed() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.closed
-}
-
-// HasSynced reports whether the first batch has been processed: true once an
-// Add, Update or Delete came first, or once every key queued by the first
-// Replace has been popped and its process function has returned.
-func (f *DeltaFIFO) HasSynced() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.sync.synced()
-}
-
 // HasSyncedChecker returns the FIFO itself: its Done channel closes when
 // HasSynced becomes true.
 func (f *DeltaFIFO) HasSyncedChecker() DoneChecker {
 	return f
-}
-
-// Name returns the FIFO's name (default "DeltaFIFO"). It implements
-// [DoneChecker].
-func (f *DeltaFIFO) Name() string {
-	return f.name
-}
-
-// Done returns a channel that is closed when HasSynced becomes true. It
-// implements [DoneChecker].
-func (f *DeltaFIFO) Done() <-chan struct{} {
-	return f.sync.done
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -326,39 +325,6 @@ func TestDeltaFIFOPopHoldsTheLock(t *testing.T) {
 	}
 }
 
-// TestDeltaFIFOOffersPoppedKeys checks that a store of this package used as
-// the known objects ends up holding the FIFO's own key string when the
-// process function writes the popped objects into it, as an informer does,
-// instead of an equal copy.
-func TestDeltaFIFOOffersPoppedKeys(t *testing.T) {
-	known := NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, Indexers{})
-	f := NewDeltaFIFOWithOptions(DeltaFIFOOptions{KnownObjects: known})
-	for _, rv := range []string{"1", "2"} { // an add, then an update
-		if err := f.Update(qobj("a", rv)); err != nil {
-			t.Fatal(err)
-		}
-		queued := f.queue[0]
-		_, err := f.Pop(func(obj any, _ bool) error {
-			for _, d := range obj.(Deltas) {
-				if err := known.Update(d.Object); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		keys := known.ListKeys()
-		if diff := cmp.Diff([]string{qkey("a")}, keys); diff != "" {
-			t.Fatalf("known keys (-want +got):\n%s", diff)
-		}
-		if unsafe.StringData(keys[0]) != unsafe.StringData(queued) {
-			t.Errorf("rv %s: the store holds a copy of the FIFO's key", rv)
-		}
-	}
-}
-
 func TestDropFront(t *testing.T) {
 	tests := []struct {
 		name             string
@@ -506,9 +472,9 @@ func BenchmarkDeltaFIFOAddPop(b *testing.B) {
 
 // BenchmarkDeltaFIFOAddPopIntoStore measures the per-event work of an
 // informer's DeltaFIFO pipeline, without the handlers: an update is queued,
-// popped, and written into the store that is the FIFO's known objects (Get
-// for the old object, then Update). Allocations: the FIFO's key (which the
-// store keeps), the key's Deltas, and Pop's boxing of them.
+// popped and written into the store that is the FIFO's known objects, as
+// the informers' processing does it. Allocations: the FIFO's key (which the
+// store keeps) and the key's Deltas.
 func BenchmarkDeltaFIFOAddPopIntoStore(b *testing.B) {
 	const n = 10_000
 	objs := benchObjects(n)
@@ -518,24 +484,21 @@ func BenchmarkDeltaFIFOAddPopIntoStore(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	f := NewDeltaFIFOWithOptions(DeltaFIFOOptions{KnownObjects: known, EmitDeltaTypeReplaced: true})
-	process := func(obj any, _ bool) error {
-		for _, d := range obj.(Deltas) {
-			if _, _, err := known.Get(d.Object); err != nil {
-				return err
-			}
-			if err := known.Update(d.Object); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
+	p := newInformerPipeline(pipelineConfig{
+		logger:     discardLogger(),
+		objectType: objs[0],
+		clock:      realClock,
+		store:      known,
+		handler:    ResourceEventHandlerFuncs{},
+	})
+	f := p.queue.(*DeltaFIFO)
+	process := p.keyed.processKeyed
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		if err := f.Update(objs[i%n]); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := f.Pop(process); err != nil {
+		if err := f.popKeyed(process); err != nil {
 			b.Fatal(err)
 		}
 	}

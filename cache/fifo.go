@@ -1,9 +1,5 @@
 package cache
 
-import (
-	"sync"
-)
-
 // FIFO is a [Queue] that keeps only the newest object of each key and hands
 // keys out in the order they were first queued. Writing an object whose key
 // is already queued replaces the object but keeps its place; Delete forgets
@@ -14,8 +10,7 @@ import (
 // A FIFO is safe for concurrent use. Create one with [NewFIFO]; the zero value
 // is not usable.
 type FIFO struct {
-	mu   sync.Mutex
-	cond sync.Cond // L is &mu; signalled when queue grows or the FIFO closes
+	queueState
 
 	// items holds the newest object of each key. guarded by mu; every key in
 	// items is in queue. queue may hold keys whose object was deleted (Pop
@@ -23,9 +18,6 @@ type FIFO struct {
 	// (Pop processes the first and skips the second).
 	items map[string]any
 	queue []string // guarded by mu
-
-	sync   initialSync // guarded by mu
-	closed bool        // guarded by mu
 
 	keyFunc KeyFunc
 }
@@ -43,10 +35,9 @@ func NewFIFO(keyFunc KeyFunc) *FIFO {
 	}
 	f := &FIFO{
 		items:   map[string]any{},
-		sync:    newInitialSync(),
 		keyFunc: keyFunc,
 	}
-	f.cond.L = &f.mu
+	f.init("FIFO")
 	return f
 }
 
@@ -152,16 +143,12 @@ func (f *FIFO) Pop(process PopProcessFunc) (any, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for {
-		for len(f.queue) == 0 {
-			if f.closed {
-				return nil, ErrFIFOClosed
-			}
-			f.cond.Wait()
+		if err := f.waitLocked(f.lenLocked); err != nil {
+			return nil, err
 		}
 		isInInitialList := !f.sync.synced()
 		key := f.queue[0]
-		f.queue[0] = ""
-		f.queue = f.queue[1:]
+		f.queue = dropFront(f.queue, 1)
 		initial := f.sync.taking(1)
 		obj, ok := f.items[key]
 		if !ok {
@@ -176,44 +163,13 @@ func (f *FIFO) Pop(process PopProcessFunc) (any, error) {
 	}
 }
 
-// Close wakes every blocked Pop; Pop returns [ErrFIFOClosed] once the FIFO is
-// empty. Writes are still accepted. Closing twice is harmless.
-func (f *FIFO) Close() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.closed = true
-	f.cond.Broadcast()
-}
-
-// IsClosed reports whether Close has been called.
-func (f *FIFO) IsClosed() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.closed
-}
-
-// HasSynced reports whether the first batch has been processed: true once an
-// Add, Update or Delete came first, or once every object of the first Replace
-// has been popped and processed (or deleted).
-func (f *FIFO) HasSynced() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.sync.synced()
+// lenLocked returns the number of queued keys, deleted ones included.
+func (f *FIFO) lenLocked() int {
+	return len(f.queue)
 }
 
 // HasSyncedChecker returns the FIFO itself: its Done channel closes when
-// HasSynced becomes true.
+// HasSynced becomes true. Its name is "FIFO".
 func (f *FIFO) HasSyncedChecker() DoneChecker {
 	return f
-}
-
-// Name returns "FIFO", the name [DoneChecker] log messages use.
-func (f *FIFO) Name() string {
-	return "FIFO"
-}
-
-// Done returns a channel that is closed when HasSynced becomes true. It
-// implements [DoneChecker].
-func (f *FIFO) Done() <-chan struct{} {
-	return f.sync.done
 }

@@ -1,8 +1,6 @@
 package cache
 
 import (
-	"errors"
-	"fmt"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -88,7 +86,7 @@ func NewInformerWithOptions(options InformerOptions) (Store, Controller) {
 	} else {
 		clientState = NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, options.Indexers, metrics)
 	}
-	return clientState, newInformer(clientState, options, DeletionHandlingMetaNamespaceKeyFunc)
+	return clientState, newInformer(clientState, options)
 }
 
 // NewInformer returns a store and a controller that keeps it in step with lw
@@ -100,7 +98,7 @@ func NewInformer(lw ListerWatcher, objType runtime.Object, resyncPeriod time.Dur
 	clientState := NewStore(DeletionHandlingMetaNamespaceKeyFunc)
 	return clientState, newInformer(clientState, InformerOptions{
 		ListerWatcher: lw, ObjectType: objType, Handler: h, ResyncPeriod: resyncPeriod,
-	}, DeletionHandlingMetaNamespaceKeyFunc)
+	})
 }
 
 // NewIndexerInformer is [NewInformer] with an [Indexer] built with indexers.
@@ -110,7 +108,7 @@ func NewIndexerInformer(lw ListerWatcher, objType runtime.Object, resyncPeriod t
 	clientState := NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, indexers)
 	return clientState, newInformer(clientState, InformerOptions{
 		ListerWatcher: lw, ObjectType: objType, Handler: h, ResyncPeriod: resyncPeriod, Indexers: indexers,
-	}, DeletionHandlingMetaNamespaceKeyFunc)
+	})
 }
 
 // NewTransformingInformer is [NewInformer] with a transform applied to every
@@ -121,7 +119,7 @@ func NewTransformingInformer(lw ListerWatcher, objType runtime.Object, resyncPer
 	clientState := NewStore(DeletionHandlingMetaNamespaceKeyFunc)
 	return clientState, newInformer(clientState, InformerOptions{
 		ListerWatcher: lw, ObjectType: objType, Handler: h, ResyncPeriod: resyncPeriod, Transform: transformer,
-	}, DeletionHandlingMetaNamespaceKeyFunc)
+	})
 }
 
 // NewTransformingIndexerInformer is [NewIndexerInformer] with a transform
@@ -132,7 +130,7 @@ func NewTransformingIndexerInformer(lw ListerWatcher, objType runtime.Object, re
 	clientState := NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, indexers)
 	return clientState, newInformer(clientState, InformerOptions{
 		ListerWatcher: lw, ObjectType: objType, Handler: h, ResyncPeriod: resyncPeriod, Indexers: indexers, Transform: transformer,
-	}, DeletionHandlingMetaNamespaceKeyFunc)
+	})
 }
 
 // NewNamespaceKeyedIndexerAndReflector returns an [Indexer] keyed by
@@ -144,13 +142,9 @@ func NewNamespaceKeyedIndexerAndReflector(lw ListerWatcher, expectedType any, re
 	return indexer, reflector
 }
 
-// errNotDeltas is returned when a queue hands the informer something other
-// than a Deltas.
-var errNotDeltas = errors.New("object given as Process argument is not Deltas")
-
 // newInformer returns the controller of an informer that keeps clientState in
 // step and tells options.Handler.
-func newInformer(clientState Store, options InformerOptions, keyFunc KeyFunc) Controller {
+func newInformer(clientState Store, options InformerOptions) Controller {
 	logger := klog.Background()
 	if options.Logger != nil {
 		logger = *options.Logger
@@ -161,69 +155,27 @@ func newInformer(clientState Store, options InformerOptions, keyFunc KeyFunc) Co
 		// whose value methods panic through it) counts as no handler.
 		handler = ResourceEventHandlerFuncs{}
 	}
-	// Processing logs with the queue's logger, which carries its name.
-	logger, fifo := newQueueFIFO(logger, options.ObjectType, clientState, queueOptions{
+	p := newInformerPipeline(pipelineConfig{
+		logger:          logger,
+		objectType:      options.ObjectType,
+		clock:           realClock,
+		store:           clientState,
+		handler:         handler,
 		transform:       options.Transform,
 		identifier:      options.Identifier,
 		metricsProvider: options.InformerMetricsProvider,
 		inOrder:         options.InOrder,
 	})
 	return New(&Config{
-		Queue:            fifo,
+		Queue:            p.queue,
 		ListerWatcher:    options.ListerWatcher,
 		ObjectType:       options.ObjectType,
 		FullResyncPeriod: options.ResyncPeriod,
 		MinWatchTimeout:  options.MinWatchTimeout,
 		WatchLiveness:    options.WatchLiveness,
 		monitor:          newInformerMonitor(realClock, options.ObjectType, "", options.Identifier, options.RunMetricsProvider, clientState),
-		Process: func(obj any, isInInitialList bool) error {
-			deltas, ok := obj.(Deltas)
-			if !ok {
-				return fmt.Errorf("%w: %T", errNotDeltas, obj)
-			}
-			return processDeltas(logger, handler, clientState, deltas, isInInitialList, keyFunc)
-		},
-		ProcessBatch: func(deltas []Delta, isInInitialList bool) error {
-			return processDeltasInBatch(logger, handler, clientState, deltas, isInInitialList, keyFunc)
-		},
+		Process:          p.process,
+		ProcessBatch:     p.processBatch,
+		keyed:            p.keyed,
 	})
-}
-
-// queueOptions are the informer settings that shape its queue.
-type queueOptions struct {
-	transform       TransformFunc
-	identifier      InformerNameAndResource
-	metricsProvider InformerMetricsProvider
-	// inOrder selects the RealFIFO pipeline; see [InformerOptions.InOrder].
-	inOrder bool
-}
-
-// newQueueFIFO builds the queue of an informer whose store is clientState:
-// a DeltaFIFO that knows the store's objects, or with opts.inOrder a RealFIFO
-// in atomic mode. It returns the queue and the queue's logger, which carries
-// the queue's name ("DeltaFIFO <type>" or "RealFIFO <type>"). Shared
-// informers use it too.
-func newQueueFIFO(logger klog.Logger, objectType any, clientState Store, opts queueOptions) (klog.Logger, Queue) {
-	if opts.inOrder {
-		f := NewRealFIFOWithOptions(RealFIFOOptions{
-			Logger:                &logger,
-			Name:                  fmt.Sprintf("RealFIFO %T", objectType),
-			KeyFunction:           MetaNamespaceKeyFunc,
-			Transformer:           opts.transform,
-			Identifier:            opts.identifier,
-			MetricsProvider:       opts.metricsProvider,
-			AtomicEvents:          true,
-			UnlockWhileProcessing: true,
-			EmitDeltaTypeBookmark: true,
-		})
-		return f.logger, f
-	}
-	f := NewDeltaFIFOWithOptions(DeltaFIFOOptions{
-		Logger:                &logger,
-		Name:                  fmt.Sprintf("DeltaFIFO %T", objectType),
-		KnownObjects:          clientState,
-		EmitDeltaTypeReplaced: true,
-		Transformer:           opts.transform,
-	})
-	return f.logger, f
 }

@@ -115,3 +115,23 @@ func FuzzSplitMetaNamespaceKey(f *testing.F) {
 		}
 	})
 }
+
+// TestIsMetaKeyOf checks isMetaKeyOf against
+// DeletionHandlingMetaNamespaceKeyFunc: for every probe object, the key
+// function's own key matches (unless it fails) and near misses do not.
+func TestIsMetaKeyOf(t *testing.T) {
+	_, probes := storeKeyProbes()
+	for _, obj := range probes {
+		key, err := DeletionHandlingMetaNamespaceKeyFunc(obj)
+		candidates := []string{"", "ns/a", "a", "ns/", "/a", "ns/ab", "nsx/a", key + "x", "x" + key}
+		if err == nil {
+			candidates = append(candidates, key)
+		}
+		for _, candidate := range candidates {
+			want := err == nil && candidate == key
+			if got := isMetaKeyOf(candidate, obj); got != want {
+				t.Errorf("isMetaKeyOf(%q, %s) = %v, want %v (the key function says %q, %v)", candidate, describeObj(obj), got, want, key, err)
+			}
+		}
+	}
+}

@@ -15,8 +15,12 @@ import (
 )
 
 // mutationDetectionEnabled is read once, at process start, from the
-// environment variable client-go uses, so that NewCacheMutationDetector
-// behaves the same. NewCacheMutationDetectorWithOptions ignores it.
+// environment variable client-go uses, so that NewCacheMutationDetector, and
+// with it the shared informers given no MutationDetector, behave as
+// client-go's do: test setups that set the variable keep working after the
+// import swap. It is the library's only environment variable; the explicit
+// way is [SharedIndexInformerOptions.MutationDetector].
+// NewCacheMutationDetectorWithOptions ignores it.
 var mutationDetectionEnabled, _ = strconv.ParseBool(os.Getenv("KUBE_CACHE_MUTATION_DETECTOR"))
 
 // MutationDetector watches objects that were put in a cache and reports when
@@ -38,14 +42,29 @@ type MutationDetector interface {
 // unless the environment variable KUBE_CACHE_MUTATION_DETECTOR parsed as
 // true when the process started: then it returns the detector of
 // [NewCacheMutationDetectorWithOptions] with default options, which panics
-// on a mutation. Prefer NewCacheMutationDetectorWithOptions to enable
-// detection explicitly.
+// on a mutation. The variable is read for compatibility with client-go;
+// prefer NewCacheMutationDetectorWithOptions, given to an informer as
+// [SharedIndexInformerOptions.MutationDetector], to enable detection
+// explicitly.
 func NewCacheMutationDetector(name string) MutationDetector {
 	if !mutationDetectionEnabled {
 		return dummyMutationDetector{}
 	}
 	klog.Background().Info("Warning: mutation detector is enabled, this will result in memory leakage", "name", name)
 	return NewCacheMutationDetectorWithOptions(name, MutationDetectorOptions{})
+}
+
+// informerMutationDetector returns the detector of a shared informer of
+// objects like exampleObject: the one its options give, else
+// NewCacheMutationDetector's (enabled by the environment), and whether it
+// detects anything.
+func informerMutationDetector(given MutationDetector, exampleObject any) (detector MutationDetector, enabled bool) {
+	detector = given
+	if detector == nil || isNilObject(detector) {
+		detector = NewCacheMutationDetector(fmt.Sprintf("%T", exampleObject))
+	}
+	_, disabled := detector.(dummyMutationDetector)
+	return detector, !disabled
 }
 
 // MutationDetectorOptions configures a detector built by
@@ -141,7 +160,7 @@ func (d *defaultCacheMutationDetector) AddObject(obj any) {
 		return
 	}
 	o, ok := obj.(runtime.Object)
-	if !ok || isNilPointer(o) {
+	if !ok || isNilObject(o) {
 		return
 	}
 	copied := o.DeepCopyObject()

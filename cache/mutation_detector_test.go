@@ -9,15 +9,17 @@ import (
 	testingclock "k8s.io/utils/clock/testing"
 )
 
-// storeWaitFor polls cond until it holds or a generous deadline passes.
-func storeWaitFor(t *testing.T, what string, cond func() bool) {
+// waitMutationReport waits for a detector to report a mutation on reports
+// and checks its message.
+func waitMutationReport(t *testing.T, reports <-chan string, want string) {
 	t.Helper()
-	deadline := time.Now().Add(wait.ForeverTestTimeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+	select {
+	case msg := <-reports:
+		if msg != want {
+			t.Errorf("message %q, want %q", msg, want)
 		}
-		time.Sleep(time.Millisecond)
+	case <-time.After(wait.ForeverTestTimeout):
+		t.Fatal("mutation not reported")
 	}
 }
 
@@ -37,7 +39,7 @@ func TestMutationDetectorRunReportsMutation(t *testing.T) {
 		defer close(done)
 		d.Run(stop)
 	}()
-	storeWaitFor(t, "the first check", clk.HasWaiters)
+	waitFor(t, "the first check", clk.HasWaiters)
 	select {
 	case msg := <-mutated:
 		t.Fatalf("reported %q before any mutation", msg)
@@ -46,14 +48,7 @@ func TestMutationDetectorRunReportsMutation(t *testing.T) {
 
 	obj.Labels = map[string]string{"mutated": "yes"} // the bug the detector exists for
 	clk.Step(time.Second)
-	select {
-	case msg := <-mutated:
-		if msg != "cache things modified" {
-			t.Errorf("message %q", msg)
-		}
-	case <-time.After(wait.ForeverTestTimeout):
-		t.Fatal("mutation not reported")
-	}
+	waitMutationReport(t, mutated, "cache things modified")
 	close(stop)
 	<-done
 }
@@ -131,5 +126,40 @@ func TestNewCacheMutationDetectorFollowsEnvironment(t *testing.T) {
 	}
 	if d.period != time.Second || d.retainDuration != 2*time.Minute || d.failureFunc != nil {
 		t.Errorf("defaults: period %v, retain %v, failure func set %v", d.period, d.retainDuration, d.failureFunc != nil)
+	}
+}
+
+// TestSharedInformerMutationDetectorOption checks that a detector given in
+// SharedIndexInformerOptions watches the informer's objects and reports a
+// cached object mutated in place, in both pipelines.
+func TestSharedInformerMutationDetectorOption(t *testing.T) {
+	for _, mode := range queueModes {
+		t.Run(mode.name, func(t *testing.T) {
+			srv := newTestServer(t)
+			create(t, srv, "a")
+			clk := testingclock.NewFakeClock(time.Now())
+			mutated := make(chan string, 1)
+			detector := NewCacheMutationDetectorWithOptions("things", MutationDetectorOptions{
+				Clock: clk,
+				OnMutation: func(msg string) {
+					select {
+					case mutated <- msg:
+					default:
+					}
+				},
+			})
+			inf := newTestInformer(srv, SharedIndexInformerOptions{InOrder: mode.inOrder, MutationDetector: detector})
+			runSharedInformer(t, inf)
+			waitForSync(t, inf.HasSyncedChecker())
+			waitFor(t, "the detector's first check", clk.HasWaiters)
+
+			obj, ok, err := inf.GetIndexer().GetByKey(testNamespace + "/a")
+			if !ok || err != nil {
+				t.Fatalf("object not cached: %v, %v", ok, err)
+			}
+			obj.(*metav1.PartialObjectMetadata).Labels = map[string]string{"mutated": "yes"} // the bug
+			clk.Step(time.Second)
+			waitMutationReport(t, mutated, "cache things modified")
+		})
 	}
 }

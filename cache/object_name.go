@@ -69,7 +69,7 @@ func objectMeta(obj any) (metav1.Object, error) {
 	if err != nil {
 		return nil, fmt.Errorf("object has no meta: %w", err)
 	}
-	if isNilPointer(m) {
+	if isNilObject(m) {
 		return nil, fmt.Errorf("object has no meta: nil %T", obj)
 	}
 	return m, nil
@@ -90,8 +90,12 @@ func DeletionHandlingObjectToName(obj any) (ObjectName, error) {
 	return ObjectToName(obj)
 }
 
-// isNilPointer reports whether v holds a nil pointer.
-func isNilPointer(v any) bool {
-	rv := reflect.ValueOf(v)
-	return rv.Kind() == reflect.Pointer && rv.IsNil()
+// isNilObject reports whether obj is nil or a nil pointer, whose accessors
+// would panic.
+func isNilObject(obj any) bool {
+	if obj == nil {
+		return true
+	}
+	v := reflect.ValueOf(obj)
+	return v.Kind() == reflect.Pointer && v.IsNil()
 }

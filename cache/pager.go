@@ -3,7 +3,6 @@ package cache
 import (
 	"context"
 	"fmt"
-	"reflect"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -114,14 +113,4 @@ func listMetaOf(page runtime.Object) (metav1.ListInterface, error) {
 		return nil, fmt.Errorf("returned object must be a list: %w", err)
 	}
 	return listMeta, nil
-}
-
-// isNilObject reports whether obj is nil or a nil pointer, whose accessors
-// would panic.
-func isNilObject(obj any) bool {
-	if obj == nil {
-		return true
-	}
-	v := reflect.ValueOf(obj)
-	return v.Kind() == reflect.Pointer && v.IsNil()
 }

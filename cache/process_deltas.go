@@ -1,15 +1,108 @@
 package cache
 
 import (
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
 )
 
-// processDeltas applies the deltas of one popped item to clientState, oldest
-// first, and tells handler about each change once the store reflects it:
+// errNotDeltas is returned when a queue hands the informer something other
+// than a Deltas.
+var errNotDeltas = errors.New("object given as Process argument is not Deltas")
+
+// deltaProcessor applies what an informer's queue pops to the informer's
+// store and tells the handler: its methods are the functions that process
+// popped items in every informer of this package. The store must be keyed by
+// [DeletionHandlingMetaNamespaceKeyFunc], as the informers' stores are.
+//
+// When the store is a keyedStore, the keys the queue computed for the popped
+// objects are handed to it, so that no key is computed twice on the way from
+// the reflector to the store; a key that no longer matches its object (a
+// transformer renamed it after the queue keyed it) is computed again.
+type deltaProcessor struct {
+	logger  klog.Logger
+	handler ResourceEventHandler
+	store   Store
+	keyed   keyedStore  // store, when it takes keys; else nil
+	lock    sync.Locker // held while processing; nil: none
+}
+
+// keyedStore is a [Store] that writes under keys its caller computed: the
+// stores of [NewStore] and [NewIndexer]. Every key must be the store's key
+// of its object.
+type keyedStore interface {
+	Store
+	swapKeyed(key string, obj any) (old any, existed bool, err error)
+	deleteKeyed(key string, obj any)
+	replaceKeyed(keys []string, objs []any, resourceVersion string) error
+	transactionKeyed(txns []ThreadSafeStoreTransaction) *TransactionError
+}
+
+var _ keyedStore = (*cache)(nil)
+
+// newDeltaProcessor returns the processing of an informer whose store is
+// store; lock may be nil.
+func newDeltaProcessor(logger klog.Logger, handler ResourceEventHandler, store Store, lock sync.Locker) *deltaProcessor {
+	keyed, _ := store.(keyedStore)
+	return &deltaProcessor{logger: logger, handler: handler, store: store, keyed: keyed, lock: lock}
+}
+
+// process is a [ProcessFunc]: it applies one popped [Deltas].
+func (p *deltaProcessor) process(obj any, isInInitialList bool) error {
+	deltas, ok := obj.(Deltas)
+	if !ok {
+		return fmt.Errorf("%w: %T", errNotDeltas, obj)
+	}
+	return p.processKeyed("", deltas, isInInitialList)
+}
+
+// processKeyed is a keyedProcessFunc: it applies one popped item, whose
+// objects have the key the queue computed ("" if it did not).
+func (p *deltaProcessor) processKeyed(key string, deltas Deltas, isInInitialList bool) error {
+	if p.lock != nil {
+		p.lock.Lock()
+		defer p.lock.Unlock()
+	}
+	return p.processDeltas(key, deltas, isInInitialList)
+}
+
+// processBatch is a [ProcessBatchFunc]: it applies popped deltas.
+func (p *deltaProcessor) processBatch(deltas []Delta, isInInitialList bool) error {
+	return p.processBatchKeyed(nil, deltas, isInInitialList)
+}
+
+// processBatchKeyed is a keyedBatchFunc: it applies popped deltas, keys[i]
+// being the key the queue computed for deltas[i] (keys is nil if it did
+// not).
+func (p *deltaProcessor) processBatchKeyed(keys []string, deltas []Delta, isInInitialList bool) error {
+	if p.lock != nil {
+		p.lock.Lock()
+		defer p.lock.Unlock()
+	}
+	return p.processDeltasInBatch(keys, deltas, isInInitialList)
+}
+
+// keyFor returns the key under which obj goes into the keyed store:
+// queueKey, when it is obj's key, else obj's key computed now.
+func keyFor(queueKey string, obj any) (string, error) {
+	if queueKey != "" && isMetaKeyOf(queueKey, obj) {
+		return queueKey, nil
+	}
+	key, err := DeletionHandlingMetaNamespaceKeyFunc(obj)
+	if err != nil {
+		return "", KeyError{obj, err}
+	}
+	return key, nil
+}
+
+// processDeltas applies the deltas of one popped item to the store, oldest
+// first, and tells the handler about each change once the store reflects
+// it; key is the key of the item's objects, or "":
 //
 //   - Added, Updated, Replaced and Sync store the object: an update
 //     (OnUpdate(old, new)) when the store already had its key, an add
@@ -24,41 +117,40 @@ import (
 //
 // A store error, a malformed ReplacedAll, SyncAll or Bookmark delta, or an
 // unknown delta type stops the processing and is returned; the handler is not
-// told about the failed change. processDeltas is shared by the low-level
-// controller and the shared informers, whose handler fans out to listeners.
-func processDeltas(logger klog.Logger, handler ResourceEventHandler, clientState Store, deltas Deltas, isInInitialList bool, keyFunc KeyFunc) error {
+// told about the failed change.
+func (p *deltaProcessor) processDeltas(key string, deltas Deltas, isInInitialList bool) error {
 	for _, d := range deltas {
 		obj := d.Object
 		switch d.Type {
 		case Added, Updated, Replaced, Sync:
-			if err := storeAndNotify(handler, clientState, obj, isInInitialList); err != nil {
+			if err := p.storeAndNotify(key, obj, isInInitialList); err != nil {
 				return err
 			}
 		case Deleted:
-			if err := clientState.Delete(obj); err != nil {
+			if err := p.delete(key, obj); err != nil {
 				return fmt.Errorf("delete from the store: %w", err)
 			}
-			handler.OnDelete(obj)
+			p.handler.OnDelete(obj)
 		case Bookmark:
 			info, ok := obj.(BookmarkInfo)
 			if !ok {
 				return fmt.Errorf("bookmark delta did not contain BookmarkInfo: %T", obj)
 			}
-			clientState.Bookmark(info.ResourceVersion)
+			p.store.Bookmark(info.ResourceVersion)
 		case ReplacedAll:
 			info, ok := obj.(ReplacedAllInfo)
 			if !ok {
 				return fmt.Errorf("ReplacedAll did not contain ReplacedAllInfo: %T", obj)
 			}
-			if err := processReplacedAll(logger, handler, clientState, info, isInInitialList, keyFunc); err != nil {
+			if err := p.processReplacedAll(info, isInInitialList); err != nil {
 				return err
 			}
 		case SyncAll:
 			if _, ok := obj.(SyncAllInfo); !ok {
 				return fmt.Errorf("SyncAll did not contain SyncAllInfo: %T", obj)
 			}
-			for _, stored := range clientState.List() {
-				handler.OnUpdate(stored, stored)
+			for _, stored := range p.store.List() {
+				p.handler.OnUpdate(stored, stored)
 			}
 			return nil
 		default:
@@ -68,40 +160,54 @@ func processDeltas(logger klog.Logger, handler ResourceEventHandler, clientState
 	return nil
 }
 
-// swapStore is implemented by this package's stores: a write that returns
-// what it replaced, in one step instead of a Get and an Update.
-type swapStore interface {
-	swap(obj any) (old any, existed bool, err error)
+// delete deletes obj, whose key the queue computed as queueKey (or "").
+func (p *deltaProcessor) delete(queueKey string, obj any) error {
+	if p.keyed == nil {
+		return p.store.Delete(obj)
+	}
+	key, err := keyFor(queueKey, obj)
+	if err != nil {
+		return err
+	}
+	p.keyed.deleteKeyed(key, obj)
+	return nil
 }
 
-var _ swapStore = (*cache)(nil)
-
-// storeAndNotify stores obj and reports it as an update of what the store
-// held under its key, or as an add.
-func storeAndNotify(handler ResourceEventHandler, clientState Store, obj any, isInInitialList bool) error {
-	if s, ok := clientState.(swapStore); ok {
-		old, existed, err := s.swap(obj)
+// storeAndNotify stores obj, whose key the queue computed as queueKey (or
+// ""), and reports it as an update of what the store held under its key, or
+// as an add.
+func (p *deltaProcessor) storeAndNotify(queueKey string, obj any, isInInitialList bool) error {
+	if p.keyed != nil {
+		key, err := keyFor(queueKey, obj)
+		if err != nil {
+			return fmt.Errorf("write to the store: %w", err)
+		}
+		old, existed, err := p.keyed.swapKeyed(key, obj)
 		switch {
 		case err != nil:
 			return fmt.Errorf("write to the store: %w", err)
 		case existed:
-			handler.OnUpdate(old, obj)
+			p.handler.OnUpdate(old, obj)
 		default:
-			handler.OnAdd(obj, isInInitialList)
+			p.handler.OnAdd(obj, isInInitialList)
 		}
 		return nil
 	}
-	if old, exists, err := clientState.Get(obj); err == nil && exists {
-		if err := clientState.Update(obj); err != nil {
+	old, exists, err := p.store.Get(obj)
+	if err != nil {
+		return fmt.Errorf("read the store: %w", err)
+	}
+	if exists {
+		if err := p.store.Update(obj); err != nil {
 			return fmt.Errorf("update the store: %w", err)
 		}
-		handler.OnUpdate(old, obj)
+		p.handler.OnUpdate(old, obj)
 		return nil
 	}
-	if err := clientState.Add(obj); err != nil {
+	if err := p.store.Add(obj); err != nil {
 		return fmt.Errorf("add to the store: %w", err)
 	}
-	handler.OnAdd(obj, isInInitialList)
+	p.handler.OnAdd(obj, isInInitialList)
 	return nil
 }
 
@@ -124,65 +230,139 @@ func (n handlerCall) deliver(handler ResourceEventHandler, isInInitialList bool)
 }
 
 // processDeltasInBatch applies a batch of deltas with distinct keys (as
-// [QueueWithBatch.PopBatch] hands them out) to clientState and then tells
-// handler, in delta order. When the store is a [TransactionStore] every write
-// happens in one transaction before any handler call, and only the writes the
-// transaction applied are reported; a partial failure is returned as an
-// error. Otherwise each delta goes through processDeltas on its own, and the
-// errors are collected. Only the per-object delta types may be batched; any
+// [QueueWithBatch.PopBatch] hands them out) to the store and then tells the
+// handler, in delta order; keys[i], when keys is not nil, is the key the
+// queue computed for deltas[i]. When the store is a [TransactionStore] every
+// write happens in one transaction before any handler call, and only the
+// writes the transaction applied are reported; a partial failure is returned
+// as an error that wraps the [TransactionError] (and the errors of the
+// deltas whose old state the store failed to read, which are not written).
+// Otherwise each delta goes through processDeltas on its own, and the
+// errors are joined. Only the per-object delta types may be batched; any
 // other type fails the batch before anything is written.
-func processDeltasInBatch(logger klog.Logger, handler ResourceEventHandler, clientState Store, deltas []Delta, isInInitialList bool, keyFunc KeyFunc) error {
-	txnStore, ok := clientState.(TransactionStore)
+func (p *deltaProcessor) processDeltasInBatch(keys []string, deltas []Delta, isInInitialList bool) error {
+	txnStore, ok := p.store.(TransactionStore)
 	if !ok {
 		var errs []error
-		for _, d := range deltas {
-			if err := processDeltas(logger, handler, clientState, Deltas{d}, isInInitialList, keyFunc); err != nil {
+		for i, d := range deltas {
+			if err := p.processDeltas(keyAt(keys, i), Deltas{d}, isInInitialList); err != nil {
 				errs = append(errs, err)
 			}
 		}
 		if len(errs) > 0 {
-			return fmt.Errorf("unexpected error when handling deltas: %v", errs)
+			return fmt.Errorf("unexpected error when handling deltas: %w", errors.Join(errs...))
 		}
 		return nil
 	}
-
-	txns := make([]Transaction, 0, len(deltas))
-	notes := make([]handlerCall, 0, len(deltas))
 	for _, d := range deltas {
 		switch d.Type {
-		case Added, Updated, Replaced, Sync:
-			// The keys are distinct, so the store's current object is
-			// the old state of exactly this delta.
-			if old, exists, err := clientState.Get(d.Object); err == nil && exists {
-				txns = append(txns, Transaction{Type: TransactionTypeUpdate, Object: d.Object})
-				notes = append(notes, handlerCall{kind: Updated, old: old, obj: d.Object})
-			} else {
-				txns = append(txns, Transaction{Type: TransactionTypeAdd, Object: d.Object})
-				notes = append(notes, handlerCall{kind: Added, obj: d.Object})
-			}
-		case Deleted:
-			txns = append(txns, Transaction{Type: TransactionTypeDelete, Object: d.Object})
-			notes = append(notes, handlerCall{kind: Deleted, obj: d.Object})
+		case Added, Updated, Replaced, Sync, Deleted:
 		default:
 			return fmt.Errorf("delta type %s is not supported in batch processing", d.Type)
 		}
 	}
 
-	if err := txnStore.Transaction(txns...); err != nil {
+	// notes[i] reports the write of txns[i]; a delta whose old state cannot
+	// be read is not written, and its error is returned with the
+	// transaction's.
+	notes := make([]handlerCall, 0, len(deltas))
+	var readErrs []error
+	var err *TransactionError
+	if storeKeys, ok := p.storeKeys(keys, deltas); ok {
+		txns := make([]ThreadSafeStoreTransaction, len(deltas))
+		for i, d := range deltas {
+			var old any
+			var exists bool
+			if d.Type != Deleted {
+				old, exists, _ = p.keyed.GetByKey(storeKeys[i]) // never fails
+			}
+			txn, note := batchWrite(d, old, exists)
+			txns[i] = ThreadSafeStoreTransaction{Transaction: txn, Key: storeKeys[i]}
+			notes = append(notes, note)
+		}
+		err = p.keyed.transactionKeyed(txns)
+	} else {
+		txns := make([]Transaction, 0, len(deltas))
+		for _, d := range deltas {
+			var old any
+			var exists bool
+			if d.Type != Deleted {
+				var readErr error
+				if old, exists, readErr = p.store.Get(d.Object); readErr != nil {
+					readErrs = append(readErrs, fmt.Errorf("read the store: %w", readErr))
+					continue
+				}
+			}
+			txn, note := batchWrite(d, old, exists)
+			txns = append(txns, txn)
+			notes = append(notes, note)
+		}
+		err = txnStore.Transaction(txns...)
+	}
+
+	if err != nil {
 		for _, i := range err.SuccessfulIndices {
 			if i >= 0 && i < len(notes) {
-				notes[i].deliver(handler, isInInitialList)
+				notes[i].deliver(p.handler, isInInitialList)
 			}
 		}
-		return fmt.Errorf("not all items in the batch successfully processed: %s", err.Error())
+		return errors.Join(append(readErrs, fmt.Errorf("not all items in the batch successfully processed: %w", err))...)
 	}
 	for _, n := range notes {
-		n.deliver(handler, isInInitialList)
+		n.deliver(p.handler, isInInitialList)
+	}
+	if len(readErrs) > 0 {
+		return fmt.Errorf("not all items in the batch successfully processed: %w", errors.Join(readErrs...))
 	}
 	return nil
 }
 
-// processReplacedAll reconciles clientState with a complete list, as a
+// keyAt returns keys[i], or "" when keys is nil.
+func keyAt(keys []string, i int) string {
+	if keys == nil {
+		return ""
+	}
+	return keys[i]
+}
+
+// storeKeys returns the keys under which deltas go into the keyed store,
+// reusing keys (the queue's) when it is not nil. ok is false when the store
+// does not take keys, or a key cannot be computed: the caller then leaves
+// the keys to the store.
+func (p *deltaProcessor) storeKeys(keys []string, deltas []Delta) (storeKeys []string, ok bool) {
+	if p.keyed == nil {
+		return nil, false
+	}
+	storeKeys = keys
+	if storeKeys == nil {
+		storeKeys = make([]string, len(deltas))
+	}
+	for i, d := range deltas {
+		key, err := keyFor(keyAt(keys, i), d.Object)
+		if err != nil {
+			return nil, false
+		}
+		storeKeys[i] = key
+	}
+	return storeKeys, true
+}
+
+// batchWrite returns the write of a batched delta d and the handler call that
+// reports it, given what the store holds under d's key (old, if exists): the
+// keys of a batch are distinct, so that is the old state of exactly this
+// delta.
+func batchWrite(d Delta, old any, exists bool) (Transaction, handlerCall) {
+	switch {
+	case d.Type == Deleted:
+		return Transaction{Type: TransactionTypeDelete, Object: d.Object}, handlerCall{kind: Deleted, obj: d.Object}
+	case exists:
+		return Transaction{Type: TransactionTypeUpdate, Object: d.Object}, handlerCall{kind: Updated, old: old, obj: d.Object}
+	default:
+		return Transaction{Type: TransactionTypeAdd, Object: d.Object}, handlerCall{kind: Added, obj: d.Object}
+	}
+}
+
+// processReplacedAll reconciles the store with a complete list, as a
 // [RealFIFO] with atomic events delivers it. It works out which stored keys
 // are missing from the list (each becomes a [DeletedFinalStateUnknown]
 // carrying the stored object) and which listed objects replace a stored one,
@@ -190,55 +370,58 @@ func processDeltasInBatch(logger klog.Logger, handler ResourceEventHandler, clie
 // already reflects the list, and then calls OnDelete for the missing keys (in
 // key order) followed by OnUpdate(old, new) or OnAdd(new, isInInitialList) for
 // every listed object, in list order. A listed object whose key cannot be
-// computed fails the whole reconciliation before anything changes.
-func processReplacedAll(logger klog.Logger, handler ResourceEventHandler, clientState Store, info ReplacedAllInfo, isInInitialList bool, keyFunc KeyFunc) error {
+// computed, or that the store fails to look up, fails the whole
+// reconciliation before anything changes.
+func (p *deltaProcessor) processReplacedAll(info ReplacedAllInfo, isInInitialList bool) error {
+	keys := make([]string, len(info.Objects))
 	listed := make(sets.Set[string], len(info.Objects))
-	for _, obj := range info.Objects {
-		key, err := keyFunc(obj)
+	for i, obj := range info.Objects {
+		key, err := DeletionHandlingMetaNamespaceKeyFunc(obj)
 		if err != nil {
 			return KeyError{Obj: obj, Err: err}
 		}
+		keys[i] = key
 		listed.Insert(key)
 	}
 
-	var gone []string
-	for _, key := range clientState.ListKeys() {
-		if !listed.Has(key) {
-			gone = append(gone, key)
-		}
-	}
-	slices.Sort(gone)
-	tombstones := make([]DeletedFinalStateUnknown, 0, len(gone))
-	for _, key := range gone {
-		stored, exists, err := clientState.GetByKey(key)
-		switch {
-		case err != nil:
-			logger.Error(err, "Error during lookup, placing DeletedFinalStateUnknown marker without object", "key", key)
-			stored = nil
-		case !exists:
-			logger.Error(nil, "Key does not exist in the store, placing DeletedFinalStateUnknown marker without object", "key", key)
-			stored = nil
-		}
-		tombstones = append(tombstones, DeletedFinalStateUnknown{Key: key, Obj: stored})
-	}
+	tombstones := slices.SortedFunc(vanishedTombstones(p.logger, p.store, listed.Has), func(a, b DeletedFinalStateUnknown) int {
+		return strings.Compare(a.Key, b.Key)
+	})
 
 	notes := make([]handlerCall, 0, len(info.Objects))
-	for _, obj := range info.Objects {
-		if old, exists, err := clientState.Get(obj); err == nil && exists {
+	for i, obj := range info.Objects {
+		var old any
+		var exists bool
+		var err error
+		if p.keyed != nil {
+			old, exists, err = p.keyed.GetByKey(keys[i])
+		} else {
+			old, exists, err = p.store.Get(obj)
+		}
+		if err != nil {
+			return fmt.Errorf("read the store: %w", err)
+		}
+		if exists {
 			notes = append(notes, handlerCall{kind: Updated, old: old, obj: obj})
 		} else {
 			notes = append(notes, handlerCall{kind: Added, obj: obj})
 		}
 	}
 
-	if err := clientState.Replace(info.Objects, info.ResourceVersion); err != nil {
+	var err error
+	if p.keyed != nil {
+		err = p.keyed.replaceKeyed(keys, info.Objects, info.ResourceVersion)
+	} else {
+		err = p.store.Replace(info.Objects, info.ResourceVersion)
+	}
+	if err != nil {
 		return fmt.Errorf("replace the store's contents: %w", err)
 	}
 	for _, tomb := range tombstones {
-		handler.OnDelete(tomb)
+		p.handler.OnDelete(tomb)
 	}
 	for _, n := range notes {
-		n.deliver(handler, isInInitialList)
+		n.deliver(p.handler, isInInitialList)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package cache
 
 import (
 	"errors"
+	"fmt"
 	"sort"
 	"strings"
 	"testing"
@@ -123,14 +124,18 @@ func TestProcessDeltas(t *testing.T) {
 		{name: "a malformed Bookmark is an error", deltas: Deltas{{Bookmark, "x"}}, wantErr: true},
 		{name: "an unknown delta type is an error", deltas: Deltas{{"Strange", pom("a", "1")}}, wantErr: true},
 	}
-	// Each case runs against this package's store, which writes and reads
-	// back the previous object in one step, and against a store that only
-	// has the Indexer methods, which takes a Get and an Update.
+	// Each case runs against this package's store, which takes the keys
+	// computed by the queue, if any (the key of the item's first object,
+	// which the other objects of these cases do not have), and against a
+	// store that only has the Indexer methods, which takes a Get and an
+	// Update.
 	stores := []struct {
-		name string
-		wrap func(Indexer) Indexer
+		name     string
+		wrap     func(Indexer) Indexer
+		queueKey bool
 	}{
-		{name: "swap", wrap: func(i Indexer) Indexer { return i }},
+		{name: "keyed", wrap: func(i Indexer) Indexer { return i }},
+		{name: "keyed with the queue's key", wrap: func(i Indexer) Indexer { return i }, queueKey: true},
 		{name: "get then update", wrap: func(i Indexer) Indexer { return struct{ Indexer }{i} }},
 	}
 	for _, tc := range tests {
@@ -144,7 +149,11 @@ func TestProcessDeltas(t *testing.T) {
 					}
 				}
 				h := &checkingHandler{store: store}
-				err := processDeltas(logger, h, store, tc.deltas, tc.inInitial, DeletionHandlingMetaNamespaceKeyFunc)
+				key := ""
+				if st.queueKey {
+					key, _ = DeletionHandlingMetaNamespaceKeyFunc(tc.deltas[0].Object)
+				}
+				err := newDeltaProcessor(logger, h, store, nil).processDeltas(key, tc.deltas, tc.inInitial)
 				if (err != nil) != tc.wantErr {
 					t.Fatalf("error = %v, want error: %v", err, tc.wantErr)
 				}
@@ -176,7 +185,7 @@ func TestProcessReplacedAllStoreFirst(t *testing.T) {
 	_ = store.Add(pom("a", "1"))
 	h := &checkingHandler{store: store}
 	info := ReplacedAllInfo{ResourceVersion: "9", Objects: []any{pom("a", "2"), pom("b", "3")}}
-	if err := processDeltas(logger, h, store, Deltas{{ReplacedAll, info}}, false, DeletionHandlingMetaNamespaceKeyFunc); err != nil {
+	if err := newDeltaProcessor(logger, h, store, nil).processDeltas("", Deltas{{ReplacedAll, info}}, false); err != nil {
 		t.Fatal(err)
 	}
 	for i, s := range h.stores {
@@ -197,6 +206,7 @@ func TestProcessDeltasInBatch(t *testing.T) {
 		wantCalls      []string
 		wantStore      []string
 		wantErr        bool
+		wantTxnErr     bool // the error wraps a TransactionError
 		wantStoreFirst bool // every callback saw the final store
 	}{
 		{
@@ -216,6 +226,7 @@ func TestProcessDeltasInBatch(t *testing.T) {
 			wantCalls:    []string{"add ns/x@2 initial=true", "add ns/y@3 initial=true"},
 			wantStore:    []string{"ns/a@1", "ns/c@1", "ns/x@2", "ns/y@3"},
 			wantErr:      true,
+			wantTxnErr:   true,
 		},
 		{
 			name:         "a delta type that cannot be batched fails before any write",
@@ -233,19 +244,117 @@ func TestProcessDeltasInBatch(t *testing.T) {
 		},
 	}
 	for _, tc := range tests {
+		for _, queueKeys := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/queueKeys=%v", tc.name, queueKeys), func(t *testing.T) {
+				logger, _ := ktesting.NewTestContext(t)
+				indexer := NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, refusingIndexers)
+				_ = indexer.Add(pom("a", "1"))
+				_ = indexer.Add(pom("c", "1"))
+				var store Store = indexer
+				if !tc.transactions {
+					store = noTransactions{indexer}
+				}
+				h := &checkingHandler{store: indexer}
+				var keys []string
+				if queueKeys {
+					for _, d := range tc.deltas {
+						key, _ := DeletionHandlingMetaNamespaceKeyFunc(d.Object)
+						keys = append(keys, key)
+					}
+				}
+				err := newDeltaProcessor(logger, h, store, nil).processDeltasInBatch(keys, tc.deltas, tc.transactions)
+				if (err != nil) != tc.wantErr {
+					t.Fatalf("error = %v, want error: %v", err, tc.wantErr)
+				}
+				var txnErr *TransactionError
+				if got := errors.As(err, &txnErr); got != tc.wantTxnErr {
+					t.Errorf("errors.As(%v, *TransactionError) = %v, want %v", err, got, tc.wantTxnErr)
+				}
+				if diff := cmp.Diff(tc.wantCalls, h.calls); diff != "" {
+					t.Errorf("handler calls (-want +got):\n%s", diff)
+				}
+				if diff := cmp.Diff(tc.wantStore, storeContents(indexer)); diff != "" {
+					t.Errorf("store (-want +got):\n%s", diff)
+				}
+				if tc.wantStoreFirst {
+					final := strings.Join(tc.wantStore, " ")
+					for i, s := range h.stores {
+						if s != final {
+							t.Errorf("callback %d saw %q, want the whole batch written: %q", i, s, final)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestProcessDeltasInBatchSeesTransactionStore(t *testing.T) {
+	if _, ok := NewStore(MetaNamespaceKeyFunc).(TransactionStore); !ok {
+		t.Fatalf("%T is not a TransactionStore: batch processing would never use transactions", NewStore(MetaNamespaceKeyFunc))
+	}
+}
+
+// readFailingStore is a TransactionStore, but not a keyed one, whose Get
+// fails for objects named "unreadable".
+type readFailingStore struct {
+	Indexer
+	TransactionStore
+}
+
+var errUnreadable = errors.New("unreadable")
+
+func (s readFailingStore) Get(obj any) (any, bool, error) {
+	if m, err := objectMeta(obj); err == nil && m.GetName() == "unreadable" {
+		return nil, false, errUnreadable
+	}
+	return s.Indexer.Get(obj)
+}
+
+// TestProcessDeltasReadErrors checks that a store that fails to read the old
+// state of an object makes processing of that object fail, without writing it
+// or telling the handler, instead of treating the object as new.
+func TestProcessDeltasReadErrors(t *testing.T) {
+	tests := []struct {
+		name      string
+		process   func(p *deltaProcessor) error
+		wantCalls []string
+		wantStore []string
+	}{
+		{
+			name: "one item",
+			process: func(p *deltaProcessor) error {
+				return p.processDeltas("", Deltas{{Updated, pom("unreadable", "2")}}, false)
+			},
+			wantStore: []string{"ns/a@1"},
+		},
+		{
+			name: "a batch writes the others",
+			process: func(p *deltaProcessor) error {
+				return p.processDeltasInBatch(nil, []Delta{{Updated, pom("a", "2")}, {Added, pom("unreadable", "2")}, {Added, pom("b", "2")}}, false)
+			},
+			wantCalls: []string{"update ns/a@1 -> ns/a@2", "add ns/b@2 initial=false"},
+			wantStore: []string{"ns/a@2", "ns/b@2"},
+		},
+		{
+			name: "a relist changes nothing",
+			process: func(p *deltaProcessor) error {
+				info := ReplacedAllInfo{ResourceVersion: "3", Objects: []any{pom("b", "3"), pom("unreadable", "3")}}
+				return p.processDeltas("", Deltas{{ReplacedAll, info}}, false)
+			},
+			wantStore: []string{"ns/a@1"},
+		},
+	}
+	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			logger, _ := ktesting.NewTestContext(t)
-			indexer := NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, refusingIndexers)
+			indexer := NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, nil)
 			_ = indexer.Add(pom("a", "1"))
-			_ = indexer.Add(pom("c", "1"))
-			var store Store = indexer
-			if !tc.transactions {
-				store = noTransactions{indexer}
-			}
+			store := readFailingStore{Indexer: indexer, TransactionStore: indexer.(TransactionStore)}
 			h := &checkingHandler{store: indexer}
-			err := processDeltasInBatch(logger, h, store, tc.deltas, tc.transactions, DeletionHandlingMetaNamespaceKeyFunc)
-			if (err != nil) != tc.wantErr {
-				t.Fatalf("error = %v, want error: %v", err, tc.wantErr)
+			err := tc.process(newDeltaProcessor(logger, h, store, nil))
+			if !errors.Is(err, errUnreadable) {
+				t.Errorf("error %v, want one wrapping %v", err, errUnreadable)
 			}
 			if diff := cmp.Diff(tc.wantCalls, h.calls); diff != "" {
 				t.Errorf("handler calls (-want +got):\n%s", diff)
@@ -253,20 +362,6 @@ func TestProcessDeltasInBatch(t *testing.T) {
 			if diff := cmp.Diff(tc.wantStore, storeContents(indexer)); diff != "" {
 				t.Errorf("store (-want +got):\n%s", diff)
 			}
-			if tc.wantStoreFirst {
-				final := strings.Join(tc.wantStore, " ")
-				for i, s := range h.stores {
-					if s != final {
-						t.Errorf("callback %d saw %q, want the whole batch written: %q", i, s, final)
-					}
-				}
-			}
 		})
-	}
-}
-
-func TestProcessDeltasInBatchSeesTransactionStore(t *testing.T) {
-	if _, ok := NewStore(MetaNamespaceKeyFunc).(TransactionStore); !ok {
-		t.Fatalf("%T is not a TransactionStore: batch processing would never use transactions", NewStore(MetaNamespaceKeyFunc))
 	}
 }

@@ -2,6 +2,7 @@ package cache
 
 import (
 	"errors"
+	"sync"
 	"time"
 
 	"k8s.io/klog/v2"
@@ -18,6 +19,30 @@ type PopProcessFunc func(obj any, isInInitialList bool) error
 // objects have distinct keys. isInInitialList has the meaning it has for
 // [PopProcessFunc]. The function owns the slice.
 type ProcessBatchFunc func(deltas []Delta, isInInitialList bool) error
+
+// keyedProcessFunc is a [PopProcessFunc] that is also handed the key the
+// queue computed for the popped deltas when it queued them ("" for a delta
+// that concerns no single object: ReplacedAll, SyncAll, Bookmark), so that
+// the consumer need not compute it again.
+type keyedProcessFunc func(key string, deltas Deltas, isInInitialList bool) error
+
+// keyedBatchFunc is a [ProcessBatchFunc] that is also handed the keys the
+// queue computed: keys[i] is the key of deltas[i].
+type keyedBatchFunc func(keys []string, deltas []Delta, isInInitialList bool) error
+
+// keyedQueue is a [Queue] that can hand its consumer the key of each popped
+// item: [DeltaFIFO] and [RealFIFO].
+type keyedQueue interface {
+	// popKeyed is Pop with a keyedProcessFunc; it returns process's error.
+	popKeyed(process keyedProcessFunc) error
+}
+
+// keyedBatchQueue is a [QueueWithBatch] that can hand its consumer the keys
+// of the popped deltas: [RealFIFO].
+type keyedBatchQueue interface {
+	// popBatchKeyed is PopBatch with keyed functions.
+	popBatchKeyed(processBatch keyedBatchFunc, processSingle keyedProcessFunc) error
+}
 
 // ErrFIFOClosed is returned by Pop and PopBatch once the queue is closed and
 // empty. Its text is the one client-go uses for every queue type.
@@ -68,6 +93,116 @@ type QueueWithBatch interface {
 	// process items the same way. It returns the function's error, or
 	// [ErrFIFOClosed] once the queue is closed and empty.
 	PopBatch(processBatch ProcessBatchFunc, processSingle PopProcessFunc) error
+}
+
+// KeyLister is anything that can list its keys.
+type KeyLister interface {
+	// ListKeys returns every key.
+	ListKeys() []string
+}
+
+// KeyGetter is anything that can look an object up by key.
+type KeyGetter interface {
+	// GetByKey returns the value associated with the key, or sets
+	// exists=false.
+	GetByKey(key string) (value any, exists bool, err error)
+}
+
+// KeyListerGetter lists keys and looks objects up by key. Queues consult one,
+// their "known objects" (normally the informer's indexer), to find out what
+// their consumer already knows.
+type KeyListerGetter interface {
+	KeyLister
+	KeyGetter
+}
+
+// queueState is what every queue of this package keeps besides its items:
+// its lock, the condition Pop waits on, its name, its first batch and
+// whether it is closed. The queues embed it; its exported methods are
+// theirs. Call init before use.
+type queueState struct {
+	name string // for logs and DoneChecker; set at construction
+
+	mu   sync.Mutex
+	cond sync.Cond // L is &mu; signalled when something is queued or the queue closes
+
+	sync   initialSync // guarded by mu
+	closed bool        // guarded by mu
+}
+
+// init readies q, named name.
+func (q *queueState) init(name string) {
+	q.name = name
+	q.cond.L = &q.mu
+	q.sync = newInitialSync()
+}
+
+// waitLocked blocks until queued reports something queued, or returns
+// [ErrFIFOClosed] once the queue is closed and empty. It is called, and
+// returns, with the lock held.
+func (q *queueState) waitLocked(queued func() int) error {
+	for queued() == 0 {
+		if q.closed {
+			return ErrFIFOClosed
+		}
+		q.cond.Wait()
+	}
+	return nil
+}
+
+// Close wakes every blocked Pop (and PopBatch); they return [ErrFIFOClosed]
+// once the queue is empty. Writes are still accepted. Closing twice is
+// harmless.
+func (q *queueState) Close() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.closed = true
+	q.cond.Broadcast()
+}
+
+// IsClosed reports whether Close has been called.
+func (q *queueState) IsClosed() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.closed
+}
+
+// HasSynced reports whether the first batch has been processed: true once an
+// Add, Update or Delete came first, or once everything the first Replace
+// queued has been popped and its process function has returned (see
+// [Queue.HasSynced]).
+func (q *queueState) HasSynced() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.sync.synced()
+}
+
+// Name returns the queue's name. It implements [DoneChecker].
+func (q *queueState) Name() string {
+	return q.name
+}
+
+// Done returns a channel that is closed when HasSynced becomes true. It
+// implements [DoneChecker].
+func (q *queueState) Done() <-chan struct{} {
+	return q.sync.done
+}
+
+// maxReusedQueueCap is the largest backing array a drained queue keeps for
+// reuse (see dropFront).
+const maxReusedQueueCap = 1024
+
+// dropFront removes the first n elements of the queue s, zeroing them so that
+// what they reference can be collected. A queue left empty starts over at
+// the beginning of its backing array when that array is small: otherwise a
+// consumer that keeps up would have every append reallocate. A large array
+// (left by a big relist) is not kept, and goes once appends outgrow it.
+func dropFront[T any](s []T, n int) []T {
+	clear(s[:n])
+	if n == len(s) && cap(s) <= maxReusedQueueCap {
+		return s[:0]
+	}
+	return s[n:]
 }
 
 // initialSync tracks the first batch of a queue. It is not safe for

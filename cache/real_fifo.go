@@ -1,10 +1,6 @@
 package cache
 
 import (
-	"errors"
-	"fmt"
-	"sync"
-
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 )
@@ -90,39 +86,28 @@ type RealFIFOOptions struct {
 // failing transformer) leaves it unchanged. Create one with
 // [NewRealFIFOWithOptions]; the zero value is not usable.
 type RealFIFO struct {
-	logger     klog.Logger
-	name       string
-	identifier InformerNameAndResource
-	metrics    *fifoMetrics
-	clock      clock.PassiveClock
+	deltaQueue
 
-	mu   sync.Mutex
-	cond sync.Cond // L is &mu; signalled when items grows or the FIFO closes
+	identifier InformerNameAndResource
 
 	// items holds the queued deltas, oldest first. guarded by mu.
 	items []queuedDelta
-	// appended counts the deltas queued so far, and applied those popped
-	// whose process function has returned; deltas are processed in queue
-	// order. guarded by mu.
-	appended, applied uint64
+	// appended counts the deltas queued so far; deltas are processed in
+	// queue order (see progress). guarded by mu.
+	appended uint64
 	// batchKeys is PopBatch's scratch set of the keys in the batch, empty
 	// between calls. guarded by mu.
 	batchKeys map[string]struct{}
 
-	sync   initialSync // guarded by mu
-	closed bool        // guarded by mu
-
-	keyFunc               KeyFunc
-	knownObjects          KeyListerGetter // nil in atomic mode; never nil otherwise
-	transformer           TransformFunc   // may be nil
 	batchSize             int
 	atomicEvents          bool
-	unlockWhileProcessing bool // only with atomicEvents
 	emitDeltaTypeBookmark bool // only with atomicEvents
 }
 
 var (
 	_ QueueWithBatch         = (*RealFIFO)(nil)
+	_ keyedBatchQueue        = (*RealFIFO)(nil)
+	_ keyedQueue             = (*RealFIFO)(nil)
 	_ TransformingStore      = (*RealFIFO)(nil)
 	_ ReflectorBookmarkStore = (*RealFIFO)(nil)
 	_ DoneChecker            = (*RealFIFO)(nil)
@@ -145,52 +130,55 @@ func NewRealFIFO(keyFunc KeyFunc, knownObjects KeyListerGetter, transformer Tran
 // Inconsistent options are logged and resolved as [RealFIFOOptions]
 // describes; it never panics.
 func NewRealFIFOWithOptions(opts RealFIFOOptions) *RealFIFO {
-	return newRealFIFO(opts, clock.RealClock{})
+	return newRealFIFO(opts, realClock)
 }
 
 // newRealFIFO is NewRealFIFOWithOptions with the clock that times processing.
 func newRealFIFO(opts RealFIFOOptions, clk clock.PassiveClock) *RealFIFO {
 	f := &RealFIFO{
-		logger:                klog.Background(),
-		name:                  "RealFIFO",
 		identifier:            opts.Identifier,
-		metrics:               newFIFOMetrics(opts.Identifier, opts.MetricsProvider),
-		clock:                 clk,
-		sync:                  newInitialSync(),
-		keyFunc:               opts.KeyFunction,
-		knownObjects:          opts.KnownObjects,
-		transformer:           opts.Transformer,
 		batchSize:             defaultBatchSize,
 		batchKeys:             map[string]struct{}{},
 		atomicEvents:          opts.AtomicEvents,
-		unlockWhileProcessing: opts.UnlockWhileProcessing,
 		emitDeltaTypeBookmark: opts.EmitDeltaTypeBookmark,
 	}
-	if f.keyFunc == nil {
-		f.keyFunc = MetaNamespaceKeyFunc
-	}
-	if opts.Logger != nil {
-		f.logger = *opts.Logger
-	}
+	name := "RealFIFO"
 	if opts.Name != "" {
-		f.name = opts.Name
+		name = opts.Name
 	}
-	if name := opts.Identifier.Name(); name != "" {
-		f.name = name
+	if idName := opts.Identifier.Name(); idName != "" {
+		name = idName
 	}
-	f.logger = klog.LoggerWithName(f.logger, f.name)
-	f.cond.L = &f.mu
+	f.init(deltaQueueConfig{
+		log:          f,
+		logger:       opts.Logger,
+		name:         name,
+		clock:        clk,
+		metrics:      newFIFOMetrics(opts.Identifier, opts.MetricsProvider),
+		keyFunc:      opts.KeyFunction,
+		transformer:  opts.Transformer,
+		knownObjects: opts.KnownObjects,
+		unwrapDelta:  true,
+	})
+	if idName := opts.Identifier.Name(); idName != "" {
+		f.slowLogValues = append(f.slowLogValues, "name", idName)
+	}
+	if gvr := opts.Identifier.GroupVersionResource(); !gvr.Empty() {
+		f.slowLogValues = append(f.slowLogValues, "resource", gvr)
+	}
 
 	if f.atomicEvents {
 		if f.knownObjects != nil {
 			f.logger.Error(nil, "Inconsistent RealFIFOOptions: KnownObjects is not used with AtomicEvents, ignoring it")
 			f.knownObjects = nil
 		}
+		if opts.UnlockWhileProcessing {
+			f.unlockBelow = 2 * f.batchSize
+		}
 		return f
 	}
-	if f.unlockWhileProcessing {
+	if opts.UnlockWhileProcessing {
 		f.logger.Error(nil, "Inconsistent RealFIFOOptions: UnlockWhileProcessing requires AtomicEvents, keeping the lock while processing")
-		f.unlockWhileProcessing = false
 	}
 	if f.emitDeltaTypeBookmark {
 		f.logger.Error(nil, "Inconsistent RealFIFOOptions: EmitDeltaTypeBookmark requires AtomicEvents, not queueing bookmarks")
@@ -198,7 +186,6 @@ func newRealFIFO(opts RealFIFOOptions, clk clock.PassiveClock) *RealFIFO {
 	}
 	if f.knownObjects == nil {
 		f.logger.Error(nil, "Inconsistent RealFIFOOptions: KnownObjects is required without AtomicEvents, assuming the consumer knows no objects")
-		f.knownObjects = noKnownObjects{}
 	}
 	return f
 }
@@ -209,53 +196,6 @@ func newRealFIFO(opts RealFIFOOptions, clk clock.PassiveClock) *RealFIFO {
 type queuedDelta struct {
 	key string
 	Delta
-}
-
-// noKnownObjects is the empty KeyListerGetter a RealFIFO without atomic
-// events falls back to when it was given none.
-type noKnownObjects struct{}
-
-func (noKnownObjects) ListKeys() []string                 { return nil }
-func (noKnownObjects) GetByKey(string) (any, bool, error) { return nil, false, nil }
-
-// keyOf computes the key of obj, unwrapping [Deltas] (newest), [Delta] and
-// [DeletedFinalStateUnknown] first.
-func (f *RealFIFO) keyOf(obj any) (string, error) {
-	if d, ok := obj.(Deltas); ok {
-		if len(d) == 0 {
-			return "", KeyError{obj, ErrZeroLengthDeltasObject}
-		}
-		obj = d.Newest().Object
-	}
-	if d, ok := obj.(Delta); ok {
-		obj = d.Object
-	}
-	if d, ok := obj.(DeletedFinalStateUnknown); ok {
-		return d.Key, nil
-	}
-	return f.keyFunc(obj)
-}
-
-// transform applies the transformer to obj unless there is none or obj is a
-// tombstone.
-func (f *RealFIFO) transform(obj any) (any, error) {
-	if f.transformer == nil {
-		return obj, nil
-	}
-	if _, tombstone := obj.(DeletedFinalStateUnknown); tombstone {
-		return obj, nil
-	}
-	transformed, err := f.transformer(obj)
-	if err != nil {
-		return nil, fmt.Errorf("transform object: %w", err)
-	}
-	return transformed, nil
-}
-
-// Transformer returns the transform function, or nil. It implements
-// [TransformingStore].
-func (f *RealFIFO) Transformer() TransformFunc {
-	return f.transformer
 }
 
 // Add queues an [Added] delta for obj. Errors from the key function (as a
@@ -275,23 +215,23 @@ func (f *RealFIFO) Delete(obj any) error {
 	return f.write(Deleted, obj)
 }
 
-func (f *RealFIFO) write(t DeltaType, obj any) error {
-	key, err := f.keyOf(obj)
-	if err != nil {
-		return KeyError{obj, err}
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	obj, err = f.transform(obj)
-	if err != nil {
-		return err
-	}
-	f.sync.written()
-	f.appendLocked(queuedDelta{key, Delta{Type: t, Object: obj}})
-	return nil
+// admitsLocked admits every delta. It implements deltaLog.
+func (f *RealFIFO) admitsLocked(DeltaType, string) bool {
+	return true
 }
 
-func (f *RealFIFO) appendLocked(deltas ...queuedDelta) {
+// lenLocked returns the number of queued deltas. It implements deltaLog.
+func (f *RealFIFO) lenLocked() int {
+	return len(f.items)
+}
+
+// appendLocked queues d. It implements deltaLog.
+func (f *RealFIFO) appendLocked(key string, d Delta) {
+	f.appendAllLocked(queuedDelta{key, d})
+}
+
+// appendAllLocked queues deltas, in order.
+func (f *RealFIFO) appendAllLocked(deltas ...queuedDelta) {
 	if len(deltas) == 0 {
 		return
 	}
@@ -310,7 +250,7 @@ func (f *RealFIFO) Bookmark(resourceVersion string) error {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.appendLocked(queuedDelta{Delta: Delta{Type: Bookmark, Object: BookmarkInfo{ResourceVersion: resourceVersion}}})
+	f.appendAllLocked(queuedDelta{Delta: Delta{Type: Bookmark, Object: BookmarkInfo{ResourceVersion: resourceVersion}}})
 	return nil
 }
 
@@ -334,23 +274,15 @@ func (f *RealFIFO) Replace(list []any, resourceVersion string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 
-	objs := make([]any, len(list))
-	keys := make([]string, len(list))
-	for i, obj := range list {
-		key, err := f.keyOf(obj)
-		if err != nil {
-			return KeyError{obj, err}
-		}
-		if objs[i], err = f.transform(obj); err != nil {
-			return fmt.Errorf("couldn't enqueue object: %w", err)
-		}
-		keys[i] = key
+	keys, objs, err := f.prepareListLocked(list)
+	if err != nil {
+		return err
 	}
 
 	if f.atomicEvents {
-		f.appendLocked(queuedDelta{Delta: Delta{Type: ReplacedAll, Object: ReplacedAllInfo{ResourceVersion: resourceVersion, Objects: objs}}})
+		f.appendAllLocked(queuedDelta{Delta: Delta{Type: ReplacedAll, Object: ReplacedAllInfo{ResourceVersion: resourceVersion, Objects: objs}}})
 	} else {
-		f.appendLocked(f.reconcileReplacementLocked(keys, objs)...)
+		f.appendAllLocked(f.reconcileReplacementLocked(keys, objs)...)
 	}
 	f.sync.replaced(len(f.items))
 	return nil
@@ -386,23 +318,15 @@ func (f *RealFIFO) reconcileReplacementLocked(keys []string, objs []any) []queue
 			tombstone(key, d.Object)
 		}
 	}
-	for _, key := range f.knownObjects.ListKeys() {
-		if _, ok := listed[key]; ok {
-			continue
+	if f.knownObjects != nil {
+		kept := func(key string) bool {
+			_, isListed := listed[key]
+			_, queued := last[key]
+			return isListed || queued
 		}
-		if _, queued := last[key]; queued {
-			continue
+		for tomb := range vanishedTombstones(f.logger, f.knownObjects, kept) {
+			deltas = append(deltas, queuedDelta{tomb.Key, Delta{Type: Deleted, Object: tomb}})
 		}
-		obj, known, err := f.knownObjects.GetByKey(key)
-		switch {
-		case err != nil:
-			obj = nil
-			f.logger.Error(err, "Error during lookup, placing DeletedFinalStateUnknown marker without object", "key", key)
-		case !known:
-			obj = nil
-			f.logger.Error(nil, "Key does not exist in known objects store, placing DeletedFinalStateUnknown marker without object", "key", key)
-		}
-		tombstone(key, obj)
 	}
 	for i, obj := range objs {
 		deltas = append(deltas, queuedDelta{keys[i], Delta{Type: Replaced, Object: obj}})
@@ -422,7 +346,7 @@ func (f *RealFIFO) Resync() error {
 	defer f.mu.Unlock()
 
 	if f.atomicEvents {
-		f.appendLocked(queuedDelta{Delta: Delta{Type: SyncAll, Object: SyncAllInfo{}}})
+		f.appendAllLocked(queuedDelta{Delta: Delta{Type: SyncAll, Object: SyncAllInfo{}}})
 		return nil
 	}
 
@@ -430,28 +354,10 @@ func (f *RealFIFO) Resync() error {
 	for _, d := range f.items {
 		queued[d.key] = struct{}{}
 	}
-	var errs []error
-	for _, key := range f.knownObjects.ListKeys() {
-		if _, ok := queued[key]; ok {
-			continue
-		}
-		obj, exists, err := f.knownObjects.GetByKey(key)
-		switch {
-		case err != nil:
-			f.logger.Error(err, "Unable to queue object for sync", "key", key)
-			continue
-		case !exists:
-			f.logger.Error(nil, "Key does not exist in known objects store, unable to queue object for sync", "key", key)
-			continue
-		}
-		objKey, err := f.keyOf(obj)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("couldn't queue object: %w", KeyError{obj, err}))
-			continue
-		}
-		f.appendLocked(queuedDelta{objKey, Delta{Type: Sync, Object: obj}})
-	}
-	return errors.Join(errs...)
+	return f.resyncLocked(func(key string) bool {
+		_, ok := queued[key]
+		return ok
+	})
 }
 
 // Pop blocks until a delta is queued or the FIFO is closed, removes the
@@ -464,26 +370,16 @@ func (f *RealFIFO) Resync() error {
 //
 // A delta of the first batch counts as processed only after process returns.
 func (f *RealFIFO) Pop(process PopProcessFunc) (any, error) {
-	if process == nil {
-		return nil, errNilProcessFunc
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if err := f.waitLocked(); err != nil {
-		return nil, err
-	}
-	isInInitialList := !f.sync.synced()
-	head := f.items[0]
-	var item any = Deltas{head.Delta} // boxed once
-	f.items = dropFront(f.items, 1)
-	defer f.sync.processed(f.sync.taking(1)) // argument evaluated now, decrement after process
-	defer f.markApplied(1)
-	f.metrics.queuedItems.Set(float64(len(f.items)))
+	return f.pop(process)
+}
 
-	err := f.processLocked(1, head.key, func() error {
-		return process(item, isInInitialList)
-	})
-	return item, err
+// popLocked removes the oldest delta and returns it, with its key. It
+// implements deltaLog.
+func (f *RealFIFO) popLocked() (string, Deltas) {
+	head := f.items[0]
+	f.items = dropFront(f.items, 1)
+	f.metrics.queuedItems.Set(float64(len(f.items)))
+	return head.key, Deltas{head.Delta}
 }
 
 // batchable reports whether PopBatch may put a delta of type t in a batch.
@@ -507,18 +403,40 @@ func batchable(t DeltaType) bool {
 // hands single deltas to processBatch. If both are nil, PopBatch returns an
 // error and pops nothing.
 func (f *RealFIFO) PopBatch(processBatch ProcessBatchFunc, processSingle PopProcessFunc) error {
-	if processBatch == nil && processSingle == nil {
+	return f.popBatch(batchConsumer{batch: processBatch, single: processSingle})
+}
+
+// popBatchKeyed is PopBatch handing the consumer the keys of the deltas too.
+// It implements keyedBatchQueue.
+func (f *RealFIFO) popBatchKeyed(processBatch keyedBatchFunc, processSingle keyedProcessFunc) error {
+	return f.popBatch(batchConsumer{keyedBatch: processBatch, keyedSingle: processSingle})
+}
+
+// batchConsumer is what popBatch hands a batch to: the functions given to
+// PopBatch, or the keyed ones given to popBatchKeyed.
+type batchConsumer struct {
+	batch       ProcessBatchFunc
+	single      PopProcessFunc
+	keyedBatch  keyedBatchFunc
+	keyedSingle keyedProcessFunc
+}
+
+// popBatch implements PopBatch and popBatchKeyed.
+func (f *RealFIFO) popBatch(c batchConsumer) error {
+	hasBatch := c.batch != nil || c.keyedBatch != nil
+	hasSingle := c.single != nil || c.keyedSingle != nil
+	if !hasBatch && !hasSingle {
 		return errNilProcessFunc
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if err := f.waitLocked(); err != nil {
+	if err := f.waitLocked(f.lenLocked); err != nil {
 		return err
 	}
 	isInInitialList := !f.sync.synced()
 
 	limit := min(len(f.items), f.batchSize)
-	if processBatch == nil {
+	if !hasBatch {
 		limit = 1
 	}
 	if f.sync.remaining > 0 {
@@ -539,118 +457,54 @@ func (f *RealFIFO) PopBatch(processBatch ProcessBatchFunc, processSingle PopProc
 		f.batchKeys[d.key] = struct{}{}
 	}
 	clear(f.batchKeys)
+	single := n == 1 && hasSingle
 	first := f.items[0].key
 	deltas := make(Deltas, n)
+	var keys []string
+	if !single && c.keyedBatch != nil {
+		keys = make([]string, n)
+	}
 	for i := range n {
 		deltas[i] = f.items[i].Delta
+		if keys != nil {
+			keys[i] = f.items[i].key
+		}
 	}
 	f.items = dropFront(f.items, n)
-	defer f.sync.processed(f.sync.taking(n)) // argument evaluated now, decrement after process
-	defer f.markApplied(n)
+	defer f.processedLocked(f.sync.taking(n), n) // arguments evaluated now, counted after process
 	f.metrics.queuedItems.Set(float64(len(f.items)))
 
-	if n == 1 && processSingle != nil {
-		var single any = deltas // boxed once
+	switch {
+	case single && c.keyedSingle != nil:
 		return f.processLocked(1, first, func() error {
-			return processSingle(single, isInInitialList)
+			return c.keyedSingle(first, deltas, isInInitialList)
+		})
+	case single:
+		var item any = deltas // boxed once
+		return f.processLocked(1, first, func() error {
+			return c.single(item, isInInitialList)
+		})
+	case c.keyedBatch != nil:
+		return f.processLocked(n, first, func() error {
+			return c.keyedBatch(keys, deltas, isInInitialList)
+		})
+	default:
+		return f.processLocked(n, first, func() error {
+			return c.batch(deltas, isInInitialList)
 		})
 	}
-	return f.processLocked(n, first, func() error {
-		return processBatch(deltas, isInInitialList)
-	})
 }
 
-// markApplied records that the n deltas popped last have been processed. It
-// is called with the lock held, after processLocked took it back.
-func (f *RealFIFO) markApplied(n int) {
-	f.applied += uint64(n)
-}
-
-// progress implements progressQueue.
+// progress implements progressQueue: RealFIFO pops deltas in queue order, one
+// item each.
 func (f *RealFIFO) progress() (queued, applied uint64) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.appended, f.applied
-}
-
-// waitLocked blocks until a delta is queued, or returns ErrFIFOClosed once the
-// FIFO is closed and empty.
-func (f *RealFIFO) waitLocked() error {
-	for len(f.items) == 0 {
-		if f.closed {
-			return ErrFIFOClosed
-		}
-		f.cond.Wait()
-	}
-	return nil
-}
-
-// processLocked runs process for n popped deltas and records how long it
-// took. It is called and returns with the lock held, and releases it during
-// process when UnlockWhileProcessing is set and the queue is short. key is
-// the first delta's, for the slow-processing log.
-func (f *RealFIFO) processLocked(n int, key string, process func() error) error {
-	depth := len(f.items)
-	if f.unlockWhileProcessing && depth < 2*f.batchSize {
-		f.mu.Unlock()
-		defer f.mu.Lock()
-	}
-	start := f.clock.Now()
-	err := process()
-	took := f.clock.Since(start)
-	f.metrics.processingLatency.Observe(took.Seconds())
-	if depth > slowPopDepth {
-		var extra []any
-		if name := f.identifier.Name(); name != "" {
-			extra = append(extra, "name", name)
-		}
-		if gvr := f.identifier.GroupVersionResource(); !gvr.Empty() {
-			extra = append(extra, "resource", gvr)
-		}
-		logSlowProcessing(f.logger, took, n, depth, key, extra...)
-	}
-	return err
-}
-
-// Close wakes every blocked Pop and PopBatch; they return [ErrFIFOClosed] once
-// the FIFO is empty. Writes are still accepted. Closing twice is harmless.
-func (f *RealFIFO) Close() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.closed = true
-	f.cond.Broadcast()
-}
-
-// IsClosed reports whether Close has been called.
-func (f *RealFIFO) IsClosed() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.closed
-}
-
-// HasSynced reports whether the first batch has been processed: true once an
-// Add, Update or Delete came first, or once every delta queued up to the end
-// of the first Replace has been popped and its process function has returned.
-func (f *RealFIFO) HasSynced() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.sync.synced()
+	return f.appended, f.processed
 }
 
 // HasSyncedChecker returns the FIFO itself: its Done channel closes when
 // HasSynced becomes true.
 func (f *RealFIFO) HasSyncedChecker() DoneChecker {
 	return f
-}
-
-// Name returns the FIFO's name: the identifier's name, else the configured
-// name, else "RealFIFO". It implements [DoneChecker].
-func (f *RealFIFO) Name() string {
-	return f.name
-}
-
-// Done returns a channel that is closed when HasSynced becomes true. It
-// implements [DoneChecker].
-func (f *RealFIFO) Done() <-chan struct{} {
-	return f.sync.done
 }

@@ -275,7 +275,7 @@ func TestRealFIFOInconsistentOptions(t *testing.T) {
 			logger := bufferedLogger(t)
 			tc.opts.Logger = &logger
 			f := NewRealFIFOWithOptions(tc.opts)
-			got := []bool{f.atomicEvents, f.unlockWhileProcessing, f.emitDeltaTypeBookmark, f.knownObjects == KeyListerGetter(known)}
+			got := []bool{f.atomicEvents, f.unlockBelow > 0, f.emitDeltaTypeBookmark, f.knownObjects == KeyListerGetter(known)}
 			want := []bool{tc.wantAtomic, tc.wantUnlock, tc.wantBook, tc.wantKnown}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("atomic, unlock, bookmark, known (-want +got):\n%s", diff)

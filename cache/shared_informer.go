@@ -202,8 +202,7 @@ func NewSharedIndexInformerWithOptions(lw ListerWatcher, exampleObject runtime.O
 // used for resyncs, the reflector and the handlers' crash pauses.
 func newSharedIndexInformer(lw ListerWatcher, exampleObject runtime.Object, options SharedIndexInformerOptions, clk clock.Clock) *sharedIndexInformer {
 	resync := max(options.ResyncPeriod, 0)
-	detector := NewCacheMutationDetector(fmt.Sprintf("%T", exampleObject))
-	_, noDetection := detector.(dummyMutationDetector)
+	detector, detectMutations := informerMutationDetector(options.MutationDetector, exampleObject)
 	indexer := NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, options.Indexers, WithStoreMetrics(options.Identifier, options.InformerMetricsProvider))
 	return &sharedIndexInformer{
 		indexer:                         indexer,
@@ -211,7 +210,7 @@ func newSharedIndexInformer(lw ListerWatcher, exampleObject runtime.Object, opti
 		watchLiveness:                   options.WatchLiveness,
 		processor:                       newSharedProcessor(clk),
 		mutationDetector:                detector,
-		detectMutations:                 !noDetection,
+		detectMutations:                 detectMutations,
 		synced:                          make(chan struct{}),
 		listerWatcher:                   lw,
 		objectType:                      exampleObject,
@@ -248,7 +247,7 @@ type sharedIndexInformer struct {
 	identifier        InformerNameAndResource
 	metricsProvider   InformerMetricsProvider
 	inOrder           bool
-	keyFunc           KeyFunc
+	keyFunc           KeyFunc // the indexer's
 	clock             clock.Clock
 
 	// startedLock guards the fields below it. Lock order: startedLock,
@@ -377,34 +376,29 @@ func (s *sharedIndexInformer) start(logger klog.Logger) (Controller, bool) {
 	if s.started {
 		return nil, false
 	}
-	logger, fifo := newQueueFIFO(logger, s.objectType, s.indexer, queueOptions{
+	p := newInformerPipeline(pipelineConfig{
+		logger:          logger,
+		objectType:      s.objectType,
+		clock:           s.clock,
+		store:           s.indexer,
+		handler:         (*informerEvents)(s),
+		lock:            &s.blockDeltas,
 		transform:       s.transform,
 		identifier:      s.identifier,
 		metricsProvider: s.metricsProvider,
 		inOrder:         s.inOrder,
 	})
-	events := (*informerEvents)(s)
 	s.controller = newController(Config{
-		Queue:             fifo,
+		Queue:             p.queue,
 		ListerWatcher:     s.listerWatcher,
 		ObjectType:        s.objectType,
 		ObjectDescription: s.objectDescription,
 		FullResyncPeriod:  s.resyncCheckPeriod,
 		ShouldResync:      s.processor.shouldResync,
-		Process: func(obj any, isInInitialList bool) error {
-			deltas, ok := obj.(Deltas)
-			if !ok {
-				return fmt.Errorf("%w: %T", errNotDeltas, obj)
-			}
-			s.blockDeltas.Lock()
-			defer s.blockDeltas.Unlock()
-			return processDeltas(logger, events, s.indexer, deltas, isInInitialList, s.keyFunc)
-		},
-		ProcessBatch: func(deltas []Delta, isInInitialList bool) error {
-			s.blockDeltas.Lock()
-			defer s.blockDeltas.Unlock()
-			return processDeltasInBatch(logger, events, s.indexer, deltas, isInInitialList, s.keyFunc)
-		},
+		Process:           p.process,
+		ProcessBatch:      p.processBatch,
+		keyed:             p.keyed,
+
 		WatchErrorHandlerWithContext: s.watchErrorHandler,
 		WatchLiveness:                s.watchLiveness,
 		monitor:                      s.monitor,

@@ -81,6 +81,15 @@ type SharedIndexInformerOptions struct {
 	// provider ([SetRunMetricsProvider]), if any. It is not part of
 	// client-go's API.
 	RunMetricsProvider RunMetricsProvider
+
+	// MutationDetector, when set, is given every object the informer
+	// stores and runs while the informer runs, to catch handlers that
+	// modify cached objects; see [NewCacheMutationDetectorWithOptions]. It
+	// is not part of client-go's API. Nil means the detector of
+	// [NewCacheMutationDetector], which detects nothing unless the
+	// environment variable KUBE_CACHE_MUTATION_DETECTOR was true at process
+	// start, as in client-go.
+	MutationDetector MutationDetector
 }
 
 // HandlerOptions configures one handler registration; see

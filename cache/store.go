@@ -3,8 +3,7 @@ package cache
 import (
 	"errors"
 	"fmt"
-	"reflect"
-	"sync"
+	"slices"
 )
 
 // Store is keyed object storage. Keys come from a [KeyFunc]. Implementations
@@ -91,8 +90,9 @@ func WithStoreMetrics(identifier InformerNameAndResource, metrics InformerMetric
 // NewStore returns an empty [Store] keyed by keyFunc: a map guarded by a
 // read-write lock. It also implements [TransactionStore]. GetByKey does not
 // allocate, and neither does Get when keyFunc is [MetaNamespaceKeyFunc] or
-// [DeletionHandlingMetaNamespaceKeyFunc]. A nil keyFunc makes every keyed
-// operation fail with a [KeyError]; nil options are ignored.
+// [DeletionHandlingMetaNamespaceKeyFunc] itself (not a function that calls
+// it). A nil keyFunc makes every keyed operation fail with a [KeyError]; nil
+// options are ignored.
 func NewStore(keyFunc KeyFunc, opts ...StoreOption) Store {
 	return newCache(keyFunc, nil, opts)
 }
@@ -109,7 +109,7 @@ func NewIndexer(keyFunc KeyFunc, indexers Indexers, opts ...StoreOption) Indexer
 }
 
 func newCache(keyFunc KeyFunc, indexers Indexers, opts []StoreOption) *cache {
-	c := &cache{keyFunc: keyFunc, keys: keyShapeOf(keyFunc)}
+	c := &cache{keyFunc: keyFunc, keys: metaKeysOf(keyFunc)}
 	if keyFunc == nil {
 		c.keyFunc = noKeyFunc
 	}
@@ -131,31 +131,6 @@ var errNoKeyFunc = errors.New("the store has no key function")
 
 func noKeyFunc(any) (string, error) { return "", errNoKeyFunc }
 
-// keyShape tells which key function a store uses, when it is one of this
-// package's metadata key functions: the store then computes keys in a stack
-// buffer instead of calling the function, which would allocate them (see
-// metaKey).
-type keyShape int
-
-const (
-	otherKeys                keyShape = iota // any other KeyFunc
-	metaNamespaceKeys                        // MetaNamespaceKeyFunc
-	deletionHandlingMetaKeys                 // DeletionHandlingMetaNamespaceKeyFunc
-)
-
-func keyShapeOf(keyFunc KeyFunc) keyShape {
-	if keyFunc == nil {
-		return otherKeys
-	}
-	switch reflect.ValueOf(keyFunc).Pointer() {
-	case reflect.ValueOf(MetaNamespaceKeyFunc).Pointer():
-		return metaNamespaceKeys
-	case reflect.ValueOf(DeletionHandlingMetaNamespaceKeyFunc).Pointer():
-		return deletionHandlingMetaKeys
-	}
-	return otherKeys
-}
-
 // cache implements Indexer and TransactionStore with a threadSafeMap and a
 // KeyFunc.
 type cache struct {
@@ -163,16 +138,10 @@ type cache struct {
 	cacheStorage *threadSafeMap
 	// keyFunc computes keys; never nil.
 	keyFunc KeyFunc
-	// keys tells whether keyFunc is a metadata key function.
-	keys keyShape
+	// keys tells whether keyFunc is a metadata key function, for Get.
+	keys metaKeys
 	// transformer, when set, rewrites objects before Add, Update, Replace.
 	transformer TransformFunc
-
-	// offered is the key a queue last offered (see offerKey), guarded by
-	// offeredMu. Any string with the right bytes is a valid key, so a write
-	// whose key has the same bytes uses it without checking anything else.
-	offeredMu sync.Mutex
-	offered   string
 
 	// Metrics options, read once by newCache.
 	identifier  InformerNameAndResource
@@ -183,45 +152,10 @@ type cache struct {
 var (
 	_ Indexer          = (*cache)(nil)
 	_ TransactionStore = (*cache)(nil)
-	_ keyOfferee       = (*cache)(nil)
 )
 
-// offerKey records key, the key of the objects a [DeltaFIFO] is about to
-// hand to the consumer that writes them into this store (the FIFO's known
-// objects). The next writes whose key has the same bytes store this string
-// instead of building an equal one, so that an object's key is allocated
-// once on its way through an informer rather than by the FIFO and again by
-// the store. Only stores with a metadata key function use the offer.
-func (c *cache) offerKey(key string) {
-	if c.keys == otherKeys {
-		return
-	}
-	c.offeredMu.Lock()
-	c.offered = key
-	c.offeredMu.Unlock()
-}
-
-// writeKey computes the key of obj for a write. With a metadata key function
-// it builds the key in a stack buffer first, and allocates it only when it
-// is not the offered key (see offerKey) and is not a string already (a
-// cluster-scoped name, an [ExplicitKey], a tombstone's key). Errors are
-// [KeyError]s.
-func (c *cache) writeKey(obj any) (string, error) {
-	if c.keys != otherKeys {
-		var buf [metaKeyBufSize]byte
-		if key, built, ok := c.metaKey(obj, buf[:0]); ok {
-			if built == nil {
-				return key, nil
-			}
-			c.offeredMu.Lock()
-			offered := c.offered
-			c.offeredMu.Unlock()
-			if offered == string(built) {
-				return offered, nil
-			}
-			return string(built), nil
-		}
-	}
+// keyOf computes the key of obj; errors are [KeyError]s.
+func (c *cache) keyOf(obj any) (string, error) {
 	key, err := c.keyFunc(obj)
 	if err != nil {
 		return "", KeyError{obj, err}
@@ -229,29 +163,28 @@ func (c *cache) writeKey(obj any) (string, error) {
 	return key, nil
 }
 
-// prepare computes the key of obj and transforms it.
-func (c *cache) prepare(obj any) (string, any, error) {
-	key, err := c.writeKey(obj)
+// transform applies the store's transformer, if any, to obj.
+func (c *cache) transform(obj any) (any, error) {
+	if c.transformer == nil {
+		return obj, nil
+	}
+	obj, err := c.transformer(obj)
 	if err != nil {
-		return "", nil, err
+		return nil, fmt.Errorf("transforming: %w", err)
 	}
-	if c.transformer != nil {
-		if obj, err = c.transformer(obj); err != nil {
-			return "", nil, fmt.Errorf("transforming: %w", err)
-		}
-	}
-	return key, obj, nil
+	return obj, nil
 }
 
 // Add stores obj, transformed, under the key of obj as given. It fails,
 // changing nothing, when the key function, the transformer or an index
 // function fails, or the object to store is nil.
 func (c *cache) Add(obj any) error {
-	key, obj, err := c.prepare(obj)
+	key, err := c.keyOf(obj)
 	if err != nil {
 		return err
 	}
-	return c.cacheStorage.update(key, obj)
+	_, _, err = c.swapKeyed(key, obj)
+	return err
 }
 
 // Update is Add.
@@ -259,10 +192,11 @@ func (c *cache) Update(obj any) error {
 	return c.Add(obj)
 }
 
-// swap is Add that also returns the object the key held before, read under
-// the same lock as the write. It implements [swapStore].
-func (c *cache) swap(obj any) (old any, existed bool, err error) {
-	key, obj, err := c.prepare(obj)
+// swapKeyed is Add of obj under key, which the caller computed with the
+// store's key function, and also returns the object key held before, read
+// under the same lock as the write.
+func (c *cache) swapKeyed(key string, obj any) (old any, existed bool, err error) {
+	obj, err = c.transform(obj)
 	if err != nil {
 		return nil, false, err
 	}
@@ -273,12 +207,18 @@ func (c *cache) swap(obj any) (old any, existed bool, err error) {
 // has one, as the store's. It fails, changing nothing, when the key function
 // fails.
 func (c *cache) Delete(obj any) error {
-	key, err := c.writeKey(obj)
+	key, err := c.keyOf(obj)
 	if err != nil {
 		return err
 	}
-	c.cacheStorage.DeleteWithObject(key, obj)
+	c.deleteKeyed(key, obj)
 	return nil
+}
+
+// deleteKeyed is Delete of obj under key, which the caller computed with the
+// store's key function.
+func (c *cache) deleteKeyed(key string, obj any) {
+	c.cacheStorage.DeleteWithObject(key, obj)
 }
 
 // Transaction implements [TransactionStore].
@@ -289,11 +229,10 @@ func (c *cache) Transaction(txns ...Transaction) *TransactionError {
 	keyed := make([]ThreadSafeStoreTransaction, 0, len(txns))
 	positions := make([]int, 0, len(txns)) // positions[i]: index in txns of keyed[i]
 	errs := make([]error, len(txns))
-	failed := false
 	for i, txn := range txns {
-		key, err := c.keyFunc(txn.Object)
+		key, err := c.keyOf(txn.Object)
 		if err != nil {
-			errs[i], failed = KeyError{txn.Object, err}, true
+			errs[i] = err
 			continue
 		}
 		keyed = append(keyed, ThreadSafeStoreTransaction{Transaction: txn, Key: key})
@@ -301,13 +240,29 @@ func (c *cache) Transaction(txns ...Transaction) *TransactionError {
 	}
 	for i, err := range c.cacheStorage.transaction(keyed) {
 		if err != nil {
-			errs[positions[i]], failed = err, true
+			errs[positions[i]] = err
 		}
 	}
-	if !failed {
+	return newTransactionError(errs)
+}
+
+// transactionKeyed is Transaction of writes whose keys the caller computed
+// with the store's key function.
+func (c *cache) transactionKeyed(txns []ThreadSafeStoreTransaction) *TransactionError {
+	errs := c.cacheStorage.transaction(txns)
+	if errs == nil {
 		return nil
 	}
-	te := &TransactionError{TotalTransactions: len(txns)}
+	return newTransactionError(errs)
+}
+
+// newTransactionError returns the result of a transaction in which write i
+// failed with errs[i], or nil if every write was applied.
+func newTransactionError(errs []error) *TransactionError {
+	if !slices.ContainsFunc(errs, func(err error) bool { return err != nil }) {
+		return nil
+	}
+	te := &TransactionError{TotalTransactions: len(errs)}
 	for i, err := range errs {
 		if err != nil {
 			te.Errors = append(te.Errors, err)
@@ -378,63 +333,20 @@ func (c *cache) AddIndexers(newIndexers Indexers) error {
 // [MetaNamespaceKeyFunc] or [DeletionHandlingMetaNamespaceKeyFunc] it does
 // not allocate.
 func (c *cache) Get(obj any) (item any, exists bool, err error) {
-	if c.keys != otherKeys {
-		if item, exists, ok := c.getByMetaKey(obj); ok {
-			return item, exists, nil
-		}
-	}
-	key, err := c.keyFunc(obj)
-	if err != nil {
-		return nil, false, KeyError{obj, err}
-	}
-	return c.GetByKey(key)
-}
-
-// metaKeyBufSize fits a key of a namespace (63 bytes) and a name (253).
-const metaKeyBufSize = 320
-
-// getByMetaKey looks obj up by the key the store's metadata key function
-// would compute, without allocating it. ok is false when obj is something
-// the key function would fail on: the caller then calls it for the error.
-func (c *cache) getByMetaKey(obj any) (item any, exists, ok bool) {
 	var buf [metaKeyBufSize]byte
-	key, built, ok := c.metaKey(obj, buf[:0])
+	key, built, ok := c.keys.appendKey(obj, buf[:0])
 	switch {
 	case !ok:
-		return nil, false, false
+		// Not a metadata key function, or one that fails on obj: call it.
+		if key, err = c.keyOf(obj); err != nil {
+			return nil, false, err
+		}
 	case built != nil:
 		item, exists = c.cacheStorage.getBytes(built)
-	default:
-		item, exists = c.cacheStorage.Get(key)
+		return item, exists, nil
 	}
-	return item, exists, true
-}
-
-// metaKey computes, without allocating, the key that the store's metadata
-// key function would return for obj. When the key exists as a string already
-// (an [ExplicitKey], a tombstone's key, the name of a cluster-scoped object)
-// it is returned as key and built is nil; otherwise the key is built by
-// appending "namespace/name" to buf and returned as built. ok is false when
-// the key function would fail on obj: callers then call it for the error.
-func (c *cache) metaKey(obj any, buf []byte) (key string, built []byte, ok bool) {
-	switch o := obj.(type) {
-	case ExplicitKey:
-		return string(o), nil, true
-	case DeletedFinalStateUnknown:
-		if c.keys != deletionHandlingMetaKeys {
-			return "", nil, false
-		}
-		return o.Key, nil, true
-	}
-	m, err := objectMeta(obj)
-	if err != nil {
-		return "", nil, false
-	}
-	namespace, name := m.GetNamespace(), m.GetName()
-	if namespace == "" {
-		return name, nil, true
-	}
-	return "", append(append(append(buf, namespace...), '/'), name...), true
+	item, exists = c.cacheStorage.Get(key)
+	return item, exists, nil
 }
 
 // GetByKey returns the object stored under key. It does not allocate and
@@ -449,9 +361,30 @@ func (c *cache) GetByKey(key string) (item any, exists bool, err error) {
 // when the key function, the transformer or an index function fails on any
 // object, or an object to store is nil.
 func (c *cache) Replace(list []any, resourceVersion string) error {
+	return c.replace(nil, list, resourceVersion)
+}
+
+// replaceKeyed is Replace of objs, whose keys (keys[i] for objs[i]) the
+// caller computed with the store's key function.
+func (c *cache) replaceKeyed(keys []string, objs []any, resourceVersion string) error {
+	return c.replace(keys, objs, resourceVersion)
+}
+
+// replace implements Replace and replaceKeyed: keys, when not nil, are the
+// keys of list.
+func (c *cache) replace(keys []string, list []any, resourceVersion string) error {
 	items := make(map[string]any, len(list))
-	for _, obj := range list {
-		key, obj, err := c.prepare(obj)
+	for i, obj := range list {
+		var key string
+		if keys != nil {
+			key = keys[i]
+		} else {
+			var err error
+			if key, err = c.keyOf(obj); err != nil {
+				return err
+			}
+		}
+		obj, err := c.transform(obj)
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package cache
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"unsafe"
@@ -263,86 +264,98 @@ func TestStoreGetMatchesKeyFunc(t *testing.T) {
 	}
 }
 
-// TestStoreWriteKeyMatchesKeyFunc checks that the key a store computes for
-// a write is the key function's, and fails the same way, whatever key was
-// offered; and that an offered key with the right bytes is the very string
-// stored.
-func TestStoreWriteKeyMatchesKeyFunc(t *testing.T) {
-	_, probes := storeKeyProbes()
-	for name, keyFunc := range storeKeyFuncs {
-		for _, offer := range []string{"none", "same key", "other key"} {
-			t.Run(name+"/offer="+offer, func(t *testing.T) {
-				for _, p := range probes {
-					c := NewStore(keyFunc).(*cache)
-					want, wantErr := keyFunc(p)
-					var offered string
-					switch offer {
-					case "same key":
-						offered = strings.Clone(want)
-					case "other key":
-						offered = "other/" + want
-					}
-					if offer != "none" {
-						c.offerKey(offered)
-					}
-					got, gotErr := c.writeKey(p)
-					if got != want || (gotErr == nil) != (wantErr == nil) {
-						t.Fatalf("writeKey(%s) = %q, %v; want %q, %v", describeObj(p), got, gotErr, want, wantErr)
-					}
-					if gotErr != nil {
-						var keyErr KeyError
-						if !errors.As(gotErr, &keyErr) || !strings.Contains(gotErr.Error(), wantErr.Error()) {
-							t.Errorf("writeKey(%s) error %q, want a KeyError with the key function's %q", describeObj(p), gotErr, wantErr)
-						}
-						continue
-					}
-					if want == "" {
-						continue // empty strings have no data to tell apart
-					}
-					// Only a built key (namespace/name) is worth replacing
-					// by the offer, and only stores that build keys do.
-					_, namespaced := p.(*metav1.PartialObjectMetadata)
-					namespaced = namespaced && strings.Contains(want, "/")
-					wantOffered := offer == "same key" && namespaced && name != "wrapped"
-					if gotOffered := unsafe.StringData(got) == unsafe.StringData(offered); gotOffered != wantOffered {
-						t.Errorf("writeKey(%s) returned the offered string: %v, want %v", describeObj(p), gotOffered, wantOffered)
-					}
+// TestStoreKeyedWrites checks that the keyed writes the informers' processing
+// makes (swapKeyed, deleteKeyed, replaceKeyed, transactionKeyed) leave a store
+// as the plain writes leave another one, and that the store keeps the very
+// key strings it was given.
+func TestStoreKeyedWrites(t *testing.T) {
+	objs := []*metav1.PartialObjectMetadata{storeObj("ns", "a", "1"), storeObj("ns", "b", "2"), storeObj("", "c", "3")}
+	keys := make([]string, len(objs))
+	list := make([]any, len(objs))
+	for i, obj := range objs {
+		keys[i] = strings.Clone(storeKeysOf(t, []any{obj})[0]) // a string of the caller's
+		list[i] = obj
+	}
+	tests := []struct {
+		name  string
+		plain func(s *cache) error
+		keyed func(s *cache) error
+	}{
+		{
+			name:  "swap",
+			plain: func(s *cache) error { return errors.Join(s.Add(objs[0]), s.Update(objs[0])) },
+			keyed: func(s *cache) error {
+				if _, existed, err := s.swapKeyed(keys[0], objs[0]); existed || err != nil {
+					return fmt.Errorf("first swap: existed %v, %v", existed, err)
 				}
-			})
-		}
+				old, existed, err := s.swapKeyed(keys[0], objs[0])
+				if !existed || old != any(objs[0]) || err != nil {
+					return fmt.Errorf("second swap: %v, %v, %v", old, existed, err)
+				}
+				return nil
+			},
+		},
+		{
+			name:  "delete",
+			plain: func(s *cache) error { return errors.Join(s.Replace(list, "5"), s.Delete(objs[1])) },
+			keyed: func(s *cache) error {
+				err := s.replaceKeyed(keys, list, "5")
+				s.deleteKeyed(keys[1], objs[1])
+				return err
+			},
+		},
+		{
+			name:  "replace",
+			plain: func(s *cache) error { return s.Replace(list, "7") },
+			keyed: func(s *cache) error { return s.replaceKeyed(keys, list, "7") },
+		},
+		{
+			name: "transaction",
+			plain: func(s *cache) error {
+				if err := s.Transaction(Transaction{objs[0], TransactionTypeAdd}, Transaction{objs[2], TransactionTypeUpdate}); err != nil {
+					return err
+				}
+				return nil
+			},
+			keyed: func(s *cache) error {
+				if err := s.transactionKeyed([]ThreadSafeStoreTransaction{
+					{Transaction{objs[0], TransactionTypeAdd}, keys[0]}, {Transaction{objs[2], TransactionTypeUpdate}, keys[2]},
+				}); err != nil {
+					return err
+				}
+				return nil
+			},
+		},
 	}
-}
-
-// TestStoreStoresOfferedKey checks that Add, Update and Delete use the
-// offered key, and that a store without a metadata key function ignores
-// offers.
-func TestStoreStoresOfferedKey(t *testing.T) {
-	s := NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, Indexers{NamespaceIndex: MetaNamespaceIndexFunc}).(*cache)
-	offered := strings.Clone("ns/a")
-	s.offerKey(offered)
-	for _, write := range []func(any) error{s.Add, s.Update} {
-		if err := write(storeObj("ns", "a", "1")); err != nil {
-			t.Fatal(err)
-		}
-		keys := s.ListKeys()
-		if diff := cmp.Diff([]string{"ns/a"}, keys); diff != "" {
-			t.Fatalf("keys (-want +got):\n%s", diff)
-		}
-		if unsafe.StringData(keys[0]) != unsafe.StringData(offered) {
-			t.Error("the store did not keep the offered key")
-		}
-	}
-	if err := s.Delete(storeObj("ns", "a", "2")); err != nil {
-		t.Fatal(err)
-	}
-	if keys := s.ListKeys(); len(keys) != 0 {
-		t.Errorf("keys after Delete: %q", keys)
-	}
-
-	other := NewStore(func(obj any) (string, error) { return MetaNamespaceKeyFunc(obj) }).(*cache)
-	other.offerKey(offered)
-	if other.offered != "" {
-		t.Errorf("a store with another key function recorded the offer %q", other.offered)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			plain := NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, Indexers{NamespaceIndex: MetaNamespaceIndexFunc}).(*cache)
+			keyed := NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, Indexers{NamespaceIndex: MetaNamespaceIndexFunc}).(*cache)
+			if err := tc.plain(plain); err != nil {
+				t.Fatal(err)
+			}
+			if err := tc.keyed(keyed); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(storeSorted(plain.ListKeys()), storeSorted(keyed.ListKeys())); diff != "" {
+				t.Errorf("keys (-plain +keyed):\n%s", diff)
+			}
+			if diff := cmp.Diff(storeSorted(plain.ListIndexFuncValues(NamespaceIndex)), storeSorted(keyed.ListIndexFuncValues(NamespaceIndex))); diff != "" {
+				t.Errorf("namespace index (-plain +keyed):\n%s", diff)
+			}
+			if p, k := plain.LastStoreSyncResourceVersion(), keyed.LastStoreSyncResourceVersion(); p != k {
+				t.Errorf("resource version %q, keyed %q", p, k)
+			}
+			given := map[string]string{}
+			for _, key := range keys {
+				given[key] = key
+			}
+			for _, key := range keyed.ListKeys() {
+				if unsafe.StringData(key) != unsafe.StringData(given[key]) {
+					t.Errorf("the store holds a copy of the key %q it was given", key)
+				}
+			}
+		})
 	}
 }
 

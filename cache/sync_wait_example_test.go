@@ -35,8 +35,11 @@ func ExampleWaitForSync() {
 		waitCancel()
 		var syncErr *cache.SyncError
 		if errors.As(err, &syncErr) {
-			fmt.Printf("InOrder %v: forbidden: %v, type: %s, phase: %s, attempts: %d\n",
-				inOrder, apierrors.IsForbidden(err), syncErr.Status.Type, syncErr.Status.Phase, syncErr.Status.Attempts)
+			// The phase (listing, or streaming the list, depending on
+			// where the reflector was when the wait gave up) is in
+			// syncErr.Status.Phase too.
+			fmt.Printf("InOrder %v: forbidden: %v, type: %s, attempts: %d\n",
+				inOrder, apierrors.IsForbidden(err), syncErr.Status.Type, syncErr.Status.Attempts)
 		}
 
 		cancel()
@@ -46,8 +49,8 @@ func ExampleWaitForSync() {
 		srv.Close()
 	}
 	// Output:
-	// InOrder false: forbidden: true, type: *v1.PartialObjectMetadata, phase: Listing, attempts: 1
+	// InOrder false: forbidden: true, type: *v1.PartialObjectMetadata, attempts: 1
 	// after stop: Stopped
-	// InOrder true: forbidden: true, type: *v1.PartialObjectMetadata, phase: Listing, attempts: 1
+	// InOrder true: forbidden: true, type: *v1.PartialObjectMetadata, attempts: 1
 	// after stop: Stopped
 }

@@ -85,6 +85,9 @@ func TestWaitForSyncFailFast(t *testing.T) {
 				t.Errorf("error %q does not mention %q", err, want)
 			}
 		}
+		// The reflector goes on after the wait returned: count its
+		// requests once it waits for its first backoff step.
+		synctest.Wait()
 		lists := 0
 		for _, r := range srv.Requests() {
 			if r.Verb == framework.VerbList {

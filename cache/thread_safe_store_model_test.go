@@ -363,12 +363,20 @@ func storeApplyOp(t *testing.T, g storeGen, model *storeModel, sut storeUnderTes
 			sut.tsm.Bookmark(rv)
 		}
 		return fmt.Sprintf("bookmark(%q)", rv)
-	case 7: // A key offered by a DeltaFIFO: it must not change anything.
-		key := strings.Clone(g.key(g.obj())) // its own copy, as a FIFO's key
+	case 7: // A keyed write, as the informers' processing makes with the queue's key.
+		obj := g.obj()
+		key := strings.Clone(g.key(obj)) // its own copy, as a queue's key
+		desc := fmt.Sprintf("swapKeyed(%q, %s)", key, describeObj(obj))
 		if sut.indexer != nil {
-			sut.indexer.offerKey(key)
+			wantOld, wantExisted := model.items[key]
+			ok := obj != nil && model.update(key, obj)
+			old, existed, err := sut.indexer.swapKeyed(key, obj)
+			if ok && (old != wantOld || existed != wantExisted) {
+				t.Fatalf("%s: returned %v, %v; model held %v, %v", desc, old, existed, wantOld, wantExisted)
+			}
+			return check(desc, ok, err)
 		}
-		return fmt.Sprintf("offerKey(%q)", key)
+		return check(desc, model.update(key, obj), sut.tsm.update(key, obj))
 	default: // Transaction
 		var txns []ThreadSafeStoreTransaction
 		var plain []Transaction

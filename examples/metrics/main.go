@@ -68,7 +68,8 @@ func run(ctx context.Context, out io.Writer, listen string) error {
 		Identifier:         name.WithResource(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}),
 		RunMetricsProvider: provider,
 	})
-	if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{}); err != nil {
+	registration, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{})
+	if err != nil {
 		return err
 	}
 	runCtx, cancel := context.WithCancel(ctx)
@@ -83,6 +84,11 @@ func run(ctx context.Context, out io.Writer, listen string) error {
 	defer waitCancel()
 	if err := cache.WaitForSync(waitCtx, cache.WaitForSyncOptions{FailFast: true}, informer); err != nil {
 		return err
+	}
+	// A handler's series exist while its delivery runs: from before its
+	// registration syncs until it is removed or the informer stops.
+	if !cache.WaitForCacheSync(waitCtx.Done(), registration.HasSynced) {
+		return errors.New("the handler did not sync")
 	}
 	if _, err := srv.Delete("demo", "a"); err != nil {
 		return err

@@ -1,0 +1,79 @@
+package cache
+
+import (
+	"fmt"
+	"sync"
+
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+)
+
+// pipelineConfig describes the part of an informer between its reflector and
+// its handler: the queue the reflector fills and what processing a popped
+// item does. [NewInformerWithOptions] and the shared informers build theirs
+// with newInformerPipeline.
+type pipelineConfig struct {
+	logger     klog.Logger
+	objectType any // names the queue: "DeltaFIFO <type>" or "RealFIFO <type>"
+	clock      clock.PassiveClock
+
+	// store is the informer's store, keyed by
+	// DeletionHandlingMetaNamespaceKeyFunc; the DeltaFIFO knows its
+	// objects.
+	store Store
+	// handler is told about every change once store reflects it.
+	handler ResourceEventHandler
+	// lock, when not nil, is held while a popped item is processed.
+	lock sync.Locker
+
+	transform       TransformFunc
+	identifier      InformerNameAndResource
+	metricsProvider InformerMetricsProvider
+	// inOrder selects the RealFIFO pipeline; see [InformerOptions.InOrder].
+	inOrder bool
+}
+
+// informerPipeline is what newInformerPipeline builds: the fields of a
+// [Config] other than the source of the objects.
+type informerPipeline struct {
+	queue        Queue
+	process      ProcessFunc
+	processBatch ProcessBatchFunc
+	// keyed processes what the queue pops together with the keys it
+	// computed; see [Config].
+	keyed keyedProcessor
+}
+
+// newInformerPipeline builds the queue of an informer, a DeltaFIFO that knows
+// the store's objects or, with cfg.inOrder, a RealFIFO in atomic mode, and
+// the functions that apply what it pops to the store and tell the handler.
+// Processing logs with the queue's logger, which carries the queue's name.
+func newInformerPipeline(cfg pipelineConfig) informerPipeline {
+	var queue Queue
+	logger := cfg.logger
+	if cfg.inOrder {
+		f := newRealFIFO(RealFIFOOptions{
+			Logger:                &logger,
+			Name:                  fmt.Sprintf("RealFIFO %T", cfg.objectType),
+			KeyFunction:           MetaNamespaceKeyFunc,
+			Transformer:           cfg.transform,
+			Identifier:            cfg.identifier,
+			MetricsProvider:       cfg.metricsProvider,
+			AtomicEvents:          true,
+			UnlockWhileProcessing: true,
+			EmitDeltaTypeBookmark: true,
+		}, cfg.clock)
+		queue, logger = f, f.logger
+	} else {
+		f := newDeltaFIFO(DeltaFIFOOptions{
+			Logger:                &logger,
+			Name:                  fmt.Sprintf("DeltaFIFO %T", cfg.objectType),
+			KnownObjects:          cfg.store,
+			EmitDeltaTypeReplaced: true,
+			Transformer:           cfg.transform,
+		}, cfg.clock)
+		queue, logger = f, f.logger
+	}
+	p := newDeltaProcessor(logger, cfg.handler, cfg.store, cfg.lock)
+	return informerPipeline{queue: queue, process: p.process, processBatch: p.processBatch, keyed: p}
+}
