@@ -226,8 +226,11 @@ type ReflectorOptions struct {
 	// ListAndWatch, when not nil.
 	Logger *klog.Logger
 
-	// Name names the reflector in logs. Default: the file:line of the first
-	// caller outside this library.
+	// Name names the reflector in logs. Default: the file:line of the
+	// innermost caller outside this library, or, when the reflector is
+	// built by an informer whose Run was called only by library code (as
+	// with `go informer.Run(stop)` or an [InformerFactory]), the file:line
+	// that built the informer; "????" when neither is known.
 	Name string
 
 	// TypeDescription describes the expected objects in logs. Default:
@@ -322,7 +325,7 @@ func NewReflectorWithOptions(lw ListerWatcher, expectedType any, store Reflector
 		livenessTimeout:   options.WatchLiveness.timeout(),
 	}
 	if r.name == "" {
-		r.name = callerOutsideLibrary()
+		r.name = defaultReflectorName("")
 	}
 	if r.clock == nil {
 		r.clock = realClock
