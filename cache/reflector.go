@@ -471,15 +471,13 @@ func (r *Reflector) loggerFor(ctx context.Context) klog.Logger {
 // first. It reports false, early, when ctx ends first.
 func (r *Reflector) backOff(ctx context.Context, clockOnly bool) bool {
 	d := r.backoff.next()
-	if clockOnly || r.realTime == nil {
-		return r.sleep(ctx, d)
+	var realTime <-chan time.Time
+	if !clockOnly && r.realTime != nil && d > 0 {
+		t := r.realTime.NewTimer(d)
+		defer t.Stop()
+		realTime = t.C()
 	}
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := r.realTime.NewTimer(d)
-	defer t.Stop()
-	return r.sleepUntil(ctx, d, t.C())
+	return r.sleepUntil(ctx, d, realTime)
 }
 
 // sleep waits d on the reflector's clock. It reports false, early, when ctx
@@ -713,6 +711,7 @@ func (r *Reflector) watchList(ctx context.Context) (watch.Interface, error) {
 		case actionStop:
 			return nil, nil
 		case actionRewatch:
+			// At once: the next request asks for the most recent state.
 		case actionRewatchAfterBackoff:
 			if !r.backOff(ctx, d.clockOnly) {
 				return nil, nil
@@ -887,7 +886,7 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrs <-c
 			if !r.backOff(ctx, d.clockOnly) {
 				return nil
 			}
-		default:
+		default: // stop, or relist after the backoff delay of Run
 			return nil
 		}
 	}
@@ -981,17 +980,17 @@ type watchSession struct {
 // error event arrives, ctx ends (errStopRequested), a resync fails, the watch
 // outlives the longest timeout the reflector asks for by watchTimeoutGrace
 // (errWatchOutlivedTimeout), or, with s.livenessTimeout, nothing arrived for
-// that long (errWatchLivenessLost). w is stopped on return, except after a
-// complete initial list.
+// that long (errWatchLivenessLost). A stream that closes within a second of
+// start without an applied event yields a [VeryShortWatchError]. w is
+// stopped on return, except after a complete initial list.
 //
 // With s.initialList it returns once the initial-events-end bookmark has been
-// applied, with that bookmark's resource version, and fails when the stream
-// stalls (errWatchListStalled), when an event before that bookmark shows that
-// the server is not streaming an initial list (errInitialEventsNotStreamed),
-// or when the stream closes before it (errWatchListClosedEarly). A stream
-// that closes within a second of start without an applied event yields a
-// [VeryShortWatchError] instead.
-func (r *Reflector) handleWatch(ctx context.Context, start time.Time, w watch.Interface, s watchSession) (listResourceVersion string, _ error) {
+// applied, with that bookmark's resource version (the list's), and fails
+// when the stream stalls (errWatchListStalled), when an event before that
+// bookmark shows that the server is not streaming an initial list
+// (errInitialEventsNotStreamed), or when the stream closes, later than a
+// very short watch, before that bookmark (errWatchListClosedEarly).
+func (r *Reflector) handleWatch(ctx context.Context, start time.Time, w watch.Interface, s watchSession) (initialListRV string, _ error) {
 	logger := klog.FromContext(ctx)
 	stopWatch := true
 	defer func() {
@@ -1019,6 +1018,7 @@ func (r *Reflector) handleWatch(ctx context.Context, start time.Time, w watch.In
 		silent = livenessTimer.C()
 	}
 
+	versions := s.versions // a local copy is cheaper to update per event
 	applied := 0
 	for {
 		var event watch.Event
@@ -1052,6 +1052,7 @@ func (r *Reflector) handleWatch(ctx context.Context, start time.Time, w watch.In
 			utilruntime.HandleErrorWithContext(ctx, err, "Dropping watch event", "reflector", r.name, "type", r.typeDescription, "eventType", event.Type)
 			continue
 		}
+		rv := m.GetResourceVersion()
 		if s.initialList {
 			if err := checkInitialEvent(event.Type, m); err != nil {
 				return "", err
@@ -1071,7 +1072,7 @@ func (r *Reflector) handleWatch(ctx context.Context, start time.Time, w watch.In
 			err = s.store.Delete(event.Object)
 		case watch.Bookmark:
 			if bs, ok := s.store.(ReflectorBookmarkStore); ok {
-				err = bs.Bookmark(m.GetResourceVersion())
+				err = bs.Bookmark(rv)
 			}
 		default:
 			utilruntime.HandleErrorWithContext(ctx, nil, "Dropping watch event of unknown type", "reflector", r.name, "type", r.typeDescription, "eventType", event.Type)
@@ -1085,8 +1086,8 @@ func (r *Reflector) handleWatch(ctx context.Context, start time.Time, w watch.In
 		applied++
 		if !s.initialList {
 			r.observer.watchEventReceived(event.Type)
-			if s.versions.admits(event.Type) {
-				r.recordWatchEventVersion(m.GetResourceVersion())
+			if versions.admits(event.Type) {
+				r.recordWatchEventVersion(rv)
 			}
 			continue
 		}
@@ -1099,7 +1100,7 @@ func (r *Reflector) handleWatch(ctx context.Context, start time.Time, w watch.In
 			stopWatch = false
 			logger.V(4).Info("Received the bookmark ending the initial events", "reflector", r.name, "type", r.typeDescription,
 				"items", applied, "duration", r.clock.Since(start))
-			return m.GetResourceVersion(), nil
+			return rv, nil
 		}
 	}
 	if applied == 0 && r.clock.Since(start) < veryShortWatch {
