@@ -44,8 +44,8 @@ func (v *syncedVersion) get() string {
 // set records rv.
 func (v *syncedVersion) set(rv string) {
 	v.mu.Lock()
-	defer v.mu.Unlock()
 	v.version = rv
+	v.mu.Unlock()
 }
 
 // setUnavailable records whether the server can serve the recorded version.
