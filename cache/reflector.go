@@ -227,10 +227,10 @@ type ReflectorOptions struct {
 	Logger *klog.Logger
 
 	// Name names the reflector in logs. Default: the file:line of the
-	// innermost caller outside this library, or, when the reflector is
-	// built by an informer whose Run was called only by library code (as
-	// with `go informer.Run(stop)` or an [InformerFactory]), the file:line
-	// that built the informer; "????" when neither is known.
+	// innermost caller of NewReflectorWithOptions outside this library;
+	// for the reflector of an informer run only by library code (as with
+	// `go informer.Run(stop)` or an [InformerFactory]), the file:line that
+	// built the informer; "????" when neither is known.
 	Name string
 
 	// TypeDescription describes the expected objects in logs. Default:
