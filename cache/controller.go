@@ -78,6 +78,12 @@ type Config struct {
 	// [WatchLivenessOptions]. It is not part of client-go's API.
 	WatchLiveness *WatchLivenessOptions
 
+	// creator is the file:line of the code outside this library that built
+	// the informer or controller, which names the reflector when the code
+	// that runs it is all library code (see defaultReflectorName);
+	// newController records it when it is empty.
+	creator string
+
 	// monitor follows the run for the sync status, run metrics and
 	// resource-version waits; newController makes one when it is nil.
 	monitor *informerMonitor
@@ -150,6 +156,9 @@ func New(c *Config) Controller {
 
 // newController returns a controller whose reflector and retries use clk.
 func newController(config Config, clk clock.Clock) *controller {
+	if config.creator == "" {
+		config.creator = callSite()
+	}
 	if config.monitor == nil {
 		config.monitor = newInformerMonitor(clk, config.ObjectType, config.ObjectDescription, InformerNameAndResource{}, nil, nil)
 	}
@@ -186,6 +195,7 @@ func (c *controller) RunWithContext(ctx context.Context) {
 	})
 
 	r := NewReflectorWithOptions(c.config.ListerWatcher, c.config.ObjectType, c.config.Queue, ReflectorOptions{
+		Name:            defaultReflectorName(c.config.creator),
 		Logger:          &logger,
 		ResyncPeriod:    c.config.FullResyncPeriod,
 		MinWatchTimeout: c.config.MinWatchTimeout,

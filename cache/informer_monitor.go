@@ -151,7 +151,7 @@ func (m *informerMonitor) failed(err error) {
 
 func (m *informerMonitor) cycleStarted() {
 	if m.cycles > 0 {
-		m.metrics.IncRelists(relistReasonFor(m.lastErr))
+		m.metrics.IncRelists(classifyError(m.lastErr).relistReason())
 	}
 	m.cycles++
 	m.lastErr = nil
@@ -204,7 +204,7 @@ func (m *informerMonitor) watchEnded(err error) {
 	if errors.Is(err, errStopRequested) {
 		return
 	}
-	m.metrics.IncWatchRestarts(watchRestartCauseFor(err))
+	m.metrics.IncWatchRestarts(classifyError(err).watchRestartCause())
 	if err != nil {
 		m.failed(err)
 	}

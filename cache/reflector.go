@@ -140,7 +140,8 @@ var errStopRequested = errors.New("stop requested")
 // its 10-second "awaiting the bookmark" warning, which the stall timeout
 // replaces.
 //
-// Every delay and timeout comes from the clock of [ReflectorOptions]. The
+// Delays and timeouts come from the clock of [ReflectorOptions] (some
+// backoff delays also end in real time; see [ReflectorOptions.Clock]). The
 // exported fields must be set before Run and not changed afterwards; the
 // methods are safe for concurrent use. Run and ListAndWatch must not run
 // concurrently on one Reflector.
@@ -159,7 +160,11 @@ type Reflector struct {
 	logger    klog.Logger
 	hasLogger bool
 
-	clock           clock.Clock
+	clock clock.Clock
+	// realTime is the real clock when clock is another one, nil otherwise:
+	// the backoff delays that client-go waits in real time, or not at all,
+	// also end on it (see [ReflectorOptions.Clock]).
+	realTime        clock.Clock
 	backoff         *reflectorBackoff
 	resyncPeriod    time.Duration
 	minWatchTimeout time.Duration
@@ -187,14 +192,9 @@ type Reflector struct {
 	// lists keep paginating. Only the goroutine running ListAndWatch uses it.
 	paginatedResult bool
 
-	rvMu sync.RWMutex
-	// lastSyncResourceVersion is the newest resource version seen in a list,
-	// a streaming list or a watch event. Guarded by rvMu.
-	lastSyncResourceVersion string
-	// lastSyncResourceVersionUnavailable records that a list or streaming
-	// list at lastSyncResourceVersion failed with Expired or "too large
-	// resource version". Guarded by rvMu.
-	lastSyncResourceVersionUnavailable bool
+	// versions is where the reflector stands: the resource version it
+	// has synced to, and whether the server can still serve it.
+	versions syncedVersion
 
 	// WatchListPageSize is the page size of lists. Zero means 500 for lists
 	// at resource version "" or "0" (or after a list at "0" came back
@@ -226,8 +226,11 @@ type ReflectorOptions struct {
 	// ListAndWatch, when not nil.
 	Logger *klog.Logger
 
-	// Name names the reflector in logs. Default: the file:line of the first
-	// caller outside this library.
+	// Name names the reflector in logs. Default: the file:line of the
+	// innermost caller of NewReflectorWithOptions outside this library;
+	// for the reflector of an informer run only by library code (as with
+	// `go informer.Run(stop)` or an [InformerFactory]), the file:line that
+	// built the informer; "????" when neither is known.
 	Name string
 
 	// TypeDescription describes the expected objects in logs. Default:
@@ -246,8 +249,21 @@ type ReflectorOptions struct {
 	// after 2*MinWatchTimeout is closed by the reflector and reopened.
 	MinWatchTimeout time.Duration
 
-	// Clock is the source of every delay and timeout. Default: the real
-	// clock.
+	// Clock is the source of every delay and timeout, except that the
+	// backoff delays client-go waits in real time, or does not wait at all,
+	// end when they have passed either on this clock or in real time,
+	// whichever comes first, so that a reflector whose fake clock a test
+	// never steps still relists, as client-go's does. Those are the delay
+	// between two ListAndWatch cycles of Run (client-go sleeps it in real
+	// time and asks this clock only when to start the backoff sequence
+	// over), and the delays client-go does not have (see [Reflector]):
+	// before reopening watches that keep closing as soon as they open, and
+	// before streaming a list again after a stream closed early, outlived
+	// its timeout or expired. The delays before retrying a throttled (429)
+	// or refused watch or streaming list, when the backoff sequence starts
+	// over, the watch, stall and liveness timeouts, the internal-error
+	// retry window and the resync period follow this clock alone, as in
+	// client-go. Default: the real clock.
 	Clock clock.Clock
 
 	// Backoff replaces the default backoff parameters (800ms doubling to 30s
@@ -309,10 +325,12 @@ func NewReflectorWithOptions(lw ListerWatcher, expectedType any, store Reflector
 		livenessTimeout:   options.WatchLiveness.timeout(),
 	}
 	if r.name == "" {
-		r.name = callerOutsideLibrary()
+		r.name = defaultReflectorName("")
 	}
 	if r.clock == nil {
 		r.clock = realClock
+	} else if _, real := r.clock.(clock.RealClock); !real {
+		r.realTime = realClock
 	}
 	if options.MinWatchTimeout > r.minWatchTimeout {
 		r.minWatchTimeout = options.MinWatchTimeout
@@ -394,75 +412,23 @@ func (r *Reflector) TypeDescription() string {
 // has seen in a list, a streaming list or a watch event, "" before the first
 // list. It may run ahead of what the store's consumer has processed.
 func (r *Reflector) LastSyncResourceVersion() string {
-	r.rvMu.RLock()
-	defer r.rvMu.RUnlock()
-	return r.lastSyncResourceVersion
+	return r.versions.get()
 }
 
 // setLastSyncResourceVersion records rv, which the store has been handed
 // everything up to, and tells the observer.
 func (r *Reflector) setLastSyncResourceVersion(rv string) {
-	r.rvMu.Lock()
-	r.lastSyncResourceVersion = rv
-	r.rvMu.Unlock()
+	r.versions.set(rv)
 	r.observer.resourceVersionReached(rv)
 }
 
-func (r *Reflector) setLastSyncResourceVersionUnavailable(unavailable bool) {
-	r.rvMu.Lock()
-	defer r.rvMu.Unlock()
-	r.lastSyncResourceVersionUnavailable = unavailable
-}
-
-// relistResourceVersion is the resource version of the next list: "" after
-// the last one turned out unavailable, "0" before anything was synced, the
-// last synced one otherwise.
-func (r *Reflector) relistResourceVersion() string {
-	r.rvMu.RLock()
-	defer r.rvMu.RUnlock()
-	switch {
-	case r.lastSyncResourceVersionUnavailable:
-		return ""
-	case r.lastSyncResourceVersion == "":
-		return "0"
-	default:
-		return r.lastSyncResourceVersion
+// recordWatchEventVersion records the resource version of a watch event
+// that eventVersions admitted, and hands it to a store that tracks it.
+func (r *Reflector) recordWatchEventVersion(rv string) {
+	r.setLastSyncResourceVersion(rv)
+	if u, ok := r.store.(ResourceVersionUpdater); ok {
+		u.UpdateResourceVersion(rv)
 	}
-}
-
-// rewatchResourceVersion is the resource version of the next streaming list:
-// "" after the last one turned out unavailable, the last synced one (possibly
-// "") otherwise.
-func (r *Reflector) rewatchResourceVersion() string {
-	r.rvMu.RLock()
-	defer r.rvMu.RUnlock()
-	if r.lastSyncResourceVersionUnavailable {
-		return ""
-	}
-	return r.lastSyncResourceVersion
-}
-
-// logReadingMostRecentState logs why the next request reads the most recent
-// state instead of resourceVersion: err. A version the server called invalid,
-// or sent malformed, is logged at verbosity 2, one that merely went out of
-// the server's window at 4.
-func (r *Reflector) logReadingMostRecentState(ctx context.Context, resourceVersion string, err error) {
-	level := 4
-	if isInvalidResourceVersion(err) {
-		level = 2
-	}
-	klog.FromContext(ctx).V(level).Info("Cannot use the resource version, reading the most recent state instead",
-		"reflector", r.name, "type", r.typeDescription, "resourceVersion", resourceVersion, "err", err)
-}
-
-// listResourceVersion returns the resource version of a list the pager
-// accepted, "" if it has none.
-func listResourceVersion(list runtime.Object) string {
-	listMeta, err := meta.ListAccessor(list)
-	if err != nil {
-		return ""
-	}
-	return listMeta.GetResourceVersion()
 }
 
 // Run calls [Reflector.RunWithContext] with a context that ends when stopCh
@@ -472,10 +438,11 @@ func (r *Reflector) Run(stopCh <-chan struct{}) {
 }
 
 // RunWithContext keeps the store in step until ctx ends: it runs ListAndWatch
-// at once and again after each return, waiting one backoff delay in between.
-// Errors go to the watch error handler ([DefaultWatchErrorHandler] unless the
-// reflector's owner set another). It blocks until ctx ends and the current
-// cycle has stopped.
+// at once and again after each return, waiting one backoff delay in between
+// (on the reflector's clock or in real time, whichever passes first; see
+// [ReflectorOptions.Clock]). Errors go to the watch error handler
+// ([DefaultWatchErrorHandler] unless the reflector's owner set another). It
+// blocks until ctx ends and the current cycle has stopped.
 func (r *Reflector) RunWithContext(ctx context.Context) {
 	logger := r.loggerFor(ctx)
 	ctx = klog.NewContext(ctx, logger)
@@ -484,7 +451,7 @@ func (r *Reflector) RunWithContext(ctx context.Context) {
 		if err := r.ListAndWatchWithContext(ctx); err != nil {
 			r.watchErrorHandler(ctx, r, err)
 		}
-		if !r.sleep(ctx, r.backoff.next()) {
+		if !r.backOff(ctx, false) {
 			break
 		}
 	}
@@ -499,9 +466,29 @@ func (r *Reflector) loggerFor(ctx context.Context) klog.Logger {
 	return klog.FromContext(ctx)
 }
 
+// backOff waits the next backoff delay: until it has passed on the
+// reflector's clock or, unless clockOnly, in real time, whichever comes
+// first. It reports false, early, when ctx ends first.
+func (r *Reflector) backOff(ctx context.Context, clockOnly bool) bool {
+	d := r.backoff.next()
+	var realTime <-chan time.Time
+	if !clockOnly && r.realTime != nil && d > 0 {
+		t := r.realTime.NewTimer(d)
+		defer t.Stop()
+		realTime = t.C()
+	}
+	return r.sleepUntil(ctx, d, realTime)
+}
+
 // sleep waits d on the reflector's clock. It reports false, early, when ctx
 // ends first.
 func (r *Reflector) sleep(ctx context.Context, d time.Duration) bool {
+	return r.sleepUntil(ctx, d, nil)
+}
+
+// sleepUntil waits d on the reflector's clock, or until early delivers. It
+// reports false, early, when ctx ends first.
+func (r *Reflector) sleepUntil(ctx context.Context, d time.Duration, early <-chan time.Time) bool {
 	if d <= 0 {
 		return ctx.Err() == nil
 	}
@@ -511,6 +498,8 @@ func (r *Reflector) sleep(ctx context.Context, d time.Duration) bool {
 	case <-ctx.Done():
 		return false
 	case <-t.C():
+		return true
+	case <-early:
 		return true
 	}
 }
@@ -591,7 +580,7 @@ func (r *Reflector) list(ctx context.Context) (err error) {
 			r.observer.listFailed(ListMethodPaginated, err)
 		}
 	}()
-	options := metav1.ListOptions{ResourceVersion: r.relistResourceVersion()}
+	options := metav1.ListOptions{ResourceVersion: r.versions.forList()}
 	pager := newListPager(r.listerWatcher.ListWithContext)
 	switch {
 	case r.WatchListPageSize != 0:
@@ -624,12 +613,8 @@ func (r *Reflector) list(ctx context.Context) (err error) {
 			// most recent state would not change it.
 			res.err = checkResourceVersion(listResourceVersion(res.list), "the list")
 		}
-		if retryFromMostRecent(options.ResourceVersion, res.err) {
-			// Too old, too new or invalid for the server: retry at once
-			// with a quorum read of the most recent state.
-			r.logReadingMostRecentState(ctx, options.ResourceVersion, res.err)
-			r.setLastSyncResourceVersionUnavailable(true)
-			res.list, res.paginated, res.err = pager.list(ctx, metav1.ListOptions{ResourceVersion: r.relistResourceVersion()})
+		if res.err != nil && r.judge(ctx, failure{step: stepList, resourceVersion: options.ResourceVersion}, res.err).action == actionRelistNow {
+			res.list, res.paginated, res.err = pager.list(ctx, metav1.ListOptions{ResourceVersion: r.versions.forList()})
 		}
 	}()
 	var res listResult
@@ -650,7 +635,7 @@ func (r *Reflector) list(ctx context.Context) (err error) {
 	if options.ResourceVersion == "0" && res.paginated {
 		r.paginatedResult = true
 	}
-	r.setLastSyncResourceVersionUnavailable(false)
+	r.versions.setUnavailable(false)
 
 	listMeta, err := meta.ListAccessor(res.list)
 	if err != nil {
@@ -699,15 +684,11 @@ func (r *Reflector) list(ctx context.Context) (err error) {
 // watchList streams the initial list into a temporary store and, once the
 // initial-events-end bookmark arrived, replaces the store's contents and
 // returns the still open watch. It makes at most maxWatchListAttempts
-// requests: a request whose resource version turned out to be unavailable is
-// retried at once from the most recent state (resource version ""), unless it
-// already asked for that; other throttled, refused or expired requests, and
-// streams that closed before the bookmark, are retried after a backoff delay.
-// Every other failure, and the last one, is returned, with a nil watch, for
+// requests, retrying as the retry policy says ([failure.decide]). When the
+// policy says to list instead, it returns the error, with a nil watch, for
 // the caller to fall back to a paginated list. It returns nil, nil when ctx
 // ends.
 func (r *Reflector) watchList(ctx context.Context) (watch.Interface, error) {
-	logger := klog.FromContext(ctx)
 	var transform TransformFunc
 	if ts, ok := r.store.(TransformingStore); ok {
 		transform = ts.Transformer()
@@ -716,47 +697,27 @@ func (r *Reflector) watchList(ctx context.Context) (watch.Interface, error) {
 		if ctx.Err() != nil {
 			return nil, nil
 		}
-		resourceVersion := r.rewatchResourceVersion()
+		resourceVersion := r.versions.forStreamingList()
 		r.observer.listStarted(ListMethodStreaming)
 		w, err := r.streamList(ctx, resourceVersion, transform)
 		if err == nil {
 			return w, nil
 		}
-		if errors.Is(err, errStopRequested) {
-			return nil, nil
+		if ctx.Err() == nil {
+			r.observer.listFailed(ListMethodStreaming, err)
 		}
-		r.observer.listFailed(ListMethodStreaming, err)
-		// retryNow: the next request differs (it asks for the most recent
-		// state) and cannot fail the same way, so it goes out at once.
-		retryNow := false
-		switch {
-		case errors.Is(err, errWatchListStalled):
-			r.useWatchList.Store(false)
-			logger.Info("Warning: streaming list made no progress before its initial-events-end bookmark; abandoning it and using paginated lists from now on",
-				"reflector", r.name, "type", r.typeDescription, "stallTimeout", r.watchListStallTimeout)
-			return nil, fmt.Errorf("stream list of %s: %w", r.typeDescription, err)
-		case errors.Is(err, errInitialEventsNotStreamed):
-			r.useWatchList.Store(false)
-			logger.V(2).Info("The server ignored the request for a streaming list; using paginated lists from now on",
-				"reflector", r.name, "type", r.typeDescription, "reason", err)
-			return nil, fmt.Errorf("stream list of %s: %w", r.typeDescription, err)
-		case retryFromMostRecent(resourceVersion, err):
-			r.logReadingMostRecentState(ctx, resourceVersion, err)
-			r.setLastSyncResourceVersionUnavailable(true)
-			retryNow = resourceVersion != ""
-		case isWatchErrorRetriable(err), errors.Is(err, errWatchListClosedEarly), errors.Is(err, errWatchOutlivedTimeout):
+		f := failure{step: stepStreamingList, resourceVersion: resourceVersion, attempt: attempt}
+		switch d := r.judge(ctx, f, err); d.action {
+		case actionStop:
+			return nil, nil
+		case actionRewatch:
+			// At once: the next request asks for the most recent state.
+		case actionRewatchAfterBackoff:
+			if !r.backOff(ctx, d.clockOnly) {
+				return nil, nil
+			}
 		default:
-			return nil, fmt.Errorf("stream list of %s: %w", r.typeDescription, err)
-		}
-		if attempt == maxWatchListAttempts {
-			return nil, fmt.Errorf("stream list of %s: giving up after %d attempts: %w", r.typeDescription, attempt, err)
-		}
-		if retryNow {
-			continue
-		}
-		logger.V(2).Info("Streaming list failed, backing off", "reflector", r.name, "type", r.typeDescription, "attempt", attempt, "err", err)
-		if !r.sleep(ctx, r.backoff.next()) {
-			return nil, nil
+			return nil, fmt.Errorf("stream list of %s (attempt %d): %w", r.typeDescription, attempt, err)
 		}
 	}
 }
@@ -764,11 +725,9 @@ func (r *Reflector) watchList(ctx context.Context) (watch.Interface, error) {
 // streamList makes one streaming-list request at resourceVersion. On success
 // the store holds the streamed objects and the returned watch is open past
 // the initial-events-end bookmark. On failure the watch is stopped and the
-// error says why: errStopRequested when ctx ended, errWatchListClosedEarly
-// when the stream closed before the bookmark, the server's error otherwise.
+// error says why (see handleWatch); errStopRequested when ctx ended.
 func (r *Reflector) streamList(ctx context.Context, resourceVersion string, transform TransformFunc) (watch.Interface, error) {
 	acc := newWatchListAccumulator(transform)
-	var listRV string
 	start := r.clock.Now()
 	w, err := r.startWatch(ctx, watchListOptions(resourceVersion, r.watchTimeoutSeconds()))
 	if err != nil {
@@ -777,24 +736,13 @@ func (r *Reflector) streamList(ctx context.Context, resourceVersion string, tran
 		}
 		return nil, err
 	}
-	complete, err := r.handleWatch(ctx, start, w, watchSession{
-		store: acc,
-		onEvent: func(t watch.EventType, rv string, pastInitialAdds bool) {
-			if t == watch.Added {
-				r.observer.initialEventReceived()
-			}
-			if pastInitialAdds {
-				listRV = rv
-			}
-		},
-		untilInitialEventsEnd: true,
-		stallTimeout:          r.watchListStallTimeout,
+	listRV, err := r.handleWatch(ctx, start, w, watchSession{
+		store:        acc,
+		initialList:  true,
+		stallTimeout: r.watchListStallTimeout,
 	})
-	switch {
-	case err != nil:
+	if err != nil {
 		return nil, err
-	case !complete:
-		return nil, errWatchListClosedEarly
 	}
 	if resourceVersion != "" {
 		// As for lists, a stream from "" is taken whatever its version.
@@ -807,7 +755,7 @@ func (r *Reflector) streamList(ctx context.Context, resourceVersion string, tran
 		utilruntime.HandleErrorWithContext(ctx, nil, "Streaming list holds objects more than once; keeping the last copy of each",
 			"reflector", r.name, "type", r.typeDescription, "duplicates", acc.replaced)
 	}
-	r.setLastSyncResourceVersionUnavailable(false)
+	r.versions.setUnavailable(false)
 	if err := r.store.Replace(acc.List(), listRV); err != nil {
 		w.Stop()
 		return nil, fmt.Errorf("unable to sync result: %w", err)
@@ -873,153 +821,156 @@ func (r *Reflector) resyncLoop(ctx context.Context, errs chan<- error) {
 }
 
 // watch consumes w (or, when w is nil, a new watch from the last resource
-// version), and keeps reopening watches that end normally. It returns nil when
-// a watch failed in a way that needs a relist, or ctx ended; it returns the
-// error of a watch that could not be started. w is always stopped.
+// version), and keeps reopening watches as the retry policy says
+// ([failure.decide]). It returns nil when a watch ended in a way that needs a
+// relist, or ctx ended; it returns the error of a watch that could not be
+// started. w is always stopped.
 func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrs <-chan error) error {
-	logger := klog.FromContext(ctx)
-	retry := NewRetryWithDeadline(r.MaxInternalErrorRetryDuration, internalErrorRetryReset, apierrors.IsInternalError, r.clock)
+	internalErrors := NewRetryWithDeadline(r.MaxInternalErrorRetryDuration, internalErrorRetryReset, apierrors.IsInternalError, r.clock)
 	defer func() {
 		if w != nil {
 			w.Stop()
 		}
 	}()
-	// shortWatches counts the watches in a row that ended normally less than
-	// veryShortWatch after they were requested.
+	// shortWatches counts the watches in a row that closed normally less
+	// than veryShortWatch after they were requested.
 	shortWatches := 0
-	for {
-		if ctx.Err() != nil {
-			return nil
-		}
+	for ctx.Err() == nil {
 		// Measure from before the request: some proxies only send headers
 		// with the first event.
 		start := r.clock.Now()
 		// A watch handed over by the streaming list is past its initial
-		// events; a new watch at "" or "0" starts with synthetic ADDED
-		// events in no particular order, whose resource versions must not
-		// be recorded.
-		propagateFromStart := true
+		// events.
+		versions := eventVersions{open: true}
 		if w == nil {
-			options := watchOptions(r.LastSyncResourceVersion(), r.watchTimeoutSeconds())
-			propagateFromStart = options.ResourceVersion != "" && options.ResourceVersion != "0"
+			resourceVersion := r.LastSyncResourceVersion()
+			versions = eventVersionsFrom(resourceVersion)
 			var err error
-			w, err = r.startWatch(ctx, options)
+			w, err = r.startWatch(ctx, watchOptions(resourceVersion, r.watchTimeoutSeconds()))
 			if ctx.Err() == nil {
 				r.observer.watchStarted(err)
 			}
 			if err != nil {
-				if ctx.Err() != nil {
+				switch d := r.judge(ctx, failure{step: stepWatchStart, resourceVersion: resourceVersion}, err); d.action {
+				case actionStop:
 					return nil
-				}
-				if options.ResourceVersion != "" && isInvalidResourceVersion(err) {
-					// The relist after this error reads the most recent
-					// state: a list at this version would be refused too.
-					r.logReadingMostRecentState(ctx, options.ResourceVersion, err)
-					r.setLastSyncResourceVersionUnavailable(true)
-				}
-				if isWatchErrorRetriable(err) {
-					logger.V(4).Info("Watch failed, backing off", "reflector", r.name, "type", r.typeDescription, "err", err)
-					if !r.sleep(ctx, r.backoff.next()) {
+				case actionRewatchAfterBackoff:
+					if !r.backOff(ctx, d.clockOnly) {
 						return nil
 					}
 					continue
+				default:
+					return err
 				}
-				return err
 			}
 		}
 
 		_, err := r.handleWatch(ctx, start, w, watchSession{
-			store: r.store,
-			onEvent: func(t watch.EventType, rv string, pastInitialAdds bool) {
-				r.observer.watchEventReceived(t)
-				if !propagateFromStart && !pastInitialAdds {
-					return
-				}
-				r.setLastSyncResourceVersion(rv)
-				if u, ok := r.store.(ResourceVersionUpdater); ok {
-					u.UpdateResourceVersion(rv)
-				}
-			},
+			store:           r.store,
+			versions:        versions,
 			resyncErrs:      resyncErrs,
 			livenessTimeout: r.livenessTimeout,
 		})
 		w = nil // handleWatch stopped it
 		r.observer.watchEnded(err)
-		retry.After(err)
-		switch {
-		case err == nil:
-			// Closed normally: reopen from the last resource version, at
-			// once unless watches keep closing as soon as they open.
-			if r.clock.Since(start) >= veryShortWatch {
-				shortWatches = 0
-				continue
-			}
-			if shortWatches++; shortWatches < 2 {
-				continue
-			}
-			logger.V(4).Info("Watches keep closing right after they open, backing off", "reflector", r.name, "type", r.typeDescription)
-			if !r.sleep(ctx, r.backoff.next()) {
+		internalErrors.After(err)
+		if err == nil && r.clock.Since(start) < veryShortWatch {
+			shortWatches++
+		} else {
+			shortWatches = 0
+		}
+		f := failure{step: stepWatchEnd, resourceVersion: r.LastSyncResourceVersion(), shortWatches: shortWatches, internalErrors: internalErrors}
+		switch d := r.judge(ctx, f, err); d.action {
+		case actionRewatch:
+		case actionRewatchAfterBackoff:
+			if !r.backOff(ctx, d.clockOnly) {
 				return nil
 			}
-			continue
-		case errors.Is(err, errStopRequested):
-		case errors.Is(err, errWatchLivenessLost):
-			// Reopen from the last resource version, without a relist:
-			// the events the silent watch did not deliver, if any, come
-			// with the new one.
-			logger.V(2).Info("Restarting a watch that received neither an event nor a bookmark in time", "reflector", r.name, "type", r.typeDescription,
-				"timeout", r.livenessTimeout, "resourceVersion", r.LastSyncResourceVersion())
-			shortWatches = 0
-			continue
-		case errors.Is(err, errWatchOutlivedTimeout):
-			// Reopen from the last resource version, as if the server
-			// had closed it.
-			logger.V(2).Info("Closed a watch that outlived its timeout", "reflector", r.name, "type", r.typeDescription,
-				"timeout", r.maxWatchTimeout+watchTimeoutGrace)
-			shortWatches = 0
-			continue
-		case isExpiredError(err):
+		default: // stop, or relist after the backoff delay of Run
+			return nil
+		}
+	}
+	return nil
+}
+
+// judge classifies err, the error of f, asks the retry policy what to do,
+// and records and logs what it says: the resource version is unavailable,
+// streaming lists are abandoned, the request is made again or the cycle ends.
+func (r *Reflector) judge(ctx context.Context, f failure, err error) retryDecision {
+	f.kind = classifyError(err)
+	if ctx.Err() != nil {
+		f.kind = failureStopped
+	}
+	d := f.decide()
+	logger := klog.FromContext(ctx)
+	if d.fromMostRecent {
+		r.versions.setUnavailable(true)
+		// A version the server called invalid, or sent malformed, is
+		// worth attention; one that went out of its window is routine.
+		level := 4
+		if f.kind == failureInvalidResourceVersion {
+			level = 2
+		}
+		logger.V(level).Info("Cannot use the resource version, reading the most recent state instead",
+			"reflector", r.name, "type", r.typeDescription, "resourceVersion", f.resourceVersion, "err", err)
+	}
+	if d.stopStreaming {
+		r.useWatchList.Store(false)
+		if f.kind == failureStalled {
+			logger.Info("Warning: streaming list made no progress before its initial-events-end bookmark; abandoning it and using paginated lists from now on",
+				"reflector", r.name, "type", r.typeDescription, "stallTimeout", r.watchListStallTimeout)
+		} else {
+			logger.V(2).Info("The server ignored the request for a streaming list; using paginated lists from now on",
+				"reflector", r.name, "type", r.typeDescription, "reason", err)
+		}
+	}
+	switch d.action {
+	case actionRewatchAfterBackoff:
+		logger.V(2).Info("Backing off before retrying", "reflector", r.name, "type", r.typeDescription,
+			"step", f.step, "reason", f.kind, "err", err)
+	case actionRewatch:
+		if f.step == stepWatchEnd && f.kind != failureNone {
+			logger.V(2).Info("Reopening the watch", "reflector", r.name, "type", r.typeDescription,
+				"reason", f.kind, "resourceVersion", f.resourceVersion, "err", err)
+		}
+	case actionRelist:
+		switch {
+		case f.step != stepWatchEnd:
+			// The error of a failed request goes to the
+			// WatchErrorHandler.
+		case d.fromMostRecent:
+			// Logged above.
+		case f.kind == failureExpired:
 			// The relist asks for the last resource version first: the
 			// server answers with data at least that fresh.
 			logger.V(4).Info("Watch closed", "reflector", r.name, "type", r.typeDescription, "err", err)
-		case isInvalidResourceVersion(err):
-			// A list at the version the server refused would be refused
-			// too: relist the most recent state.
-			r.logReadingMostRecentState(ctx, r.LastSyncResourceVersion(), err)
-			r.setLastSyncResourceVersionUnavailable(true)
-		case apierrors.IsTooManyRequests(err):
-			logger.V(2).Info("Watch returned 429, backing off", "reflector", r.name, "type", r.typeDescription)
-			if !r.sleep(ctx, r.backoff.next()) {
-				return nil
-			}
-			continue
-		case apierrors.IsInternalError(err) && retry.ShouldRetry():
-			logger.V(2).Info("Retrying watch after internal error", "reflector", r.name, "type", r.typeDescription, "err", err)
-			continue
 		default:
 			logger.Info("Warning: watch ended with error", "reflector", r.name, "type", r.typeDescription, "err", err)
 		}
-		return nil
 	}
+	return d
 }
 
 // watchSession says what handleWatch does with the events of one watch.
 type watchSession struct {
 	// store receives the accepted events.
 	store ReflectorStore
-	// onEvent is called after every applied event with its type, its
-	// resource version and whether an event other than ADDED has been seen
-	// (which ends the synthetic initial events of a watch from "" or "0").
-	onEvent func(t watch.EventType, rv string, pastInitialAdds bool)
-	// untilInitialEventsEnd makes handleWatch return, leaving the watch
-	// open, once the initial-events-end bookmark has been applied.
-	untilInitialEventsEnd bool
-	// stallTimeout, with untilInitialEventsEnd, bounds the time between
-	// ADDED events (the progress of the initial list); zero means no bound.
+	// initialList makes the watch a streaming list: its events fill store
+	// until the initial-events-end bookmark, whose resource version is the
+	// list's, and handleWatch returns once that bookmark has been applied,
+	// leaving the watch open. Events of a plain watch have their resource
+	// versions recorded as versions says, and are reported to the
+	// observer.
+	initialList bool
+	// versions decides which events of a plain watch have their resource
+	// versions recorded.
+	versions eventVersions
+	// stallTimeout, with initialList, bounds the time between ADDED events
+	// (the progress of the initial list); zero means no bound.
 	stallTimeout time.Duration
 	// resyncErrs carries a failed resync, which ends the watch; may be nil.
 	resyncErrs <-chan error
-	// livenessTimeout, without untilInitialEventsEnd, ends the watch with
+	// livenessTimeout, without initialList, ends the watch with
 	// errWatchLivenessLost when neither an event nor a bookmark arrives
 	// for that long; zero means no bound.
 	livenessTimeout time.Duration
@@ -1028,16 +979,18 @@ type watchSession struct {
 // handleWatch applies the events of w to s.store until the stream closes, an
 // error event arrives, ctx ends (errStopRequested), a resync fails, the watch
 // outlives the longest timeout the reflector asks for by watchTimeoutGrace
-// (errWatchOutlivedTimeout) or, with s.untilInitialEventsEnd, the
-// initial-events-end bookmark arrives, the stream stalls
-// (errWatchListStalled) or an event before that bookmark shows that the
-// server is not streaming an initial list (errInitialEventsNotStreamed), or,
-// with s.livenessTimeout, nothing arrived for that long
-// (errWatchLivenessLost). It
-// reports whether that bookmark was seen. w is stopped on return, except
-// after a complete initial list. A stream that closes within a second of
-// start without an applied event yields a [VeryShortWatchError].
-func (r *Reflector) handleWatch(ctx context.Context, start time.Time, w watch.Interface, s watchSession) (initialEventsEnd bool, _ error) {
+// (errWatchOutlivedTimeout), or, with s.livenessTimeout, nothing arrived for
+// that long (errWatchLivenessLost). A stream that closes within a second of
+// start without an applied event yields a [VeryShortWatchError]. w is
+// stopped on return, except after a complete initial list.
+//
+// With s.initialList it returns once the initial-events-end bookmark has been
+// applied, with that bookmark's resource version (the list's), and fails
+// when the stream stalls (errWatchListStalled), when an event before that
+// bookmark shows that the server is not streaming an initial list
+// (errInitialEventsNotStreamed), or when the stream closes, later than a
+// very short watch, before that bookmark (errWatchListClosedEarly).
+func (r *Reflector) handleWatch(ctx context.Context, start time.Time, w watch.Interface, s watchSession) (initialListRV string, _ error) {
 	logger := klog.FromContext(ctx)
 	stopWatch := true
 	defer func() {
@@ -1052,35 +1005,35 @@ func (r *Reflector) handleWatch(ctx context.Context, start time.Time, w watch.In
 	defer outlived.Stop()
 	var stalled <-chan time.Time
 	var stallTimer clock.Timer
-	if s.untilInitialEventsEnd && s.stallTimeout > 0 {
+	if s.initialList && s.stallTimeout > 0 {
 		stallTimer = r.clock.NewTimer(s.stallTimeout)
 		defer stallTimer.Stop()
 		stalled = stallTimer.C()
 	}
 	var silent <-chan time.Time
 	var livenessTimer clock.Timer
-	if !s.untilInitialEventsEnd && s.livenessTimeout > 0 {
+	if !s.initialList && s.livenessTimeout > 0 {
 		livenessTimer = r.clock.NewTimer(s.livenessTimeout)
 		defer livenessTimer.Stop()
 		silent = livenessTimer.C()
 	}
 
-	pastInitialAdds := false
+	versions := s.versions // a local copy is cheaper to update per event
 	applied := 0
 	for {
 		var event watch.Event
 		var ok bool
 		select {
 		case <-ctx.Done():
-			return initialEventsEnd, errStopRequested
+			return "", errStopRequested
 		case err := <-s.resyncErrs:
-			return initialEventsEnd, err
+			return "", err
 		case <-stalled:
-			return false, errWatchListStalled
+			return "", errWatchListStalled
 		case <-outlived.C():
-			return initialEventsEnd, errWatchOutlivedTimeout
+			return "", errWatchOutlivedTimeout
 		case <-silent:
-			return initialEventsEnd, errWatchLivenessLost
+			return "", errWatchLivenessLost
 		case event, ok = <-w.ResultChan():
 		}
 		if !ok {
@@ -1092,7 +1045,7 @@ func (r *Reflector) handleWatch(ctx context.Context, start time.Time, w watch.In
 			livenessTimer.Reset(s.livenessTimeout)
 		}
 		if event.Type == watch.Error {
-			return initialEventsEnd, watchErrorEventError(event.Object)
+			return "", watchErrorEventError(event.Object)
 		}
 		m, err := r.checkWatchObject(event.Object)
 		if err != nil {
@@ -1100,9 +1053,9 @@ func (r *Reflector) handleWatch(ctx context.Context, start time.Time, w watch.In
 			continue
 		}
 		rv := m.GetResourceVersion()
-		if s.untilInitialEventsEnd && !initialEventsEnd {
+		if s.initialList {
 			if err := checkInitialEvent(event.Type, m); err != nil {
-				return false, err
+				return "", err
 			}
 		}
 		switch event.Type {
@@ -1113,17 +1066,11 @@ func (r *Reflector) handleWatch(ctx context.Context, start time.Time, w watch.In
 				stallTimer.Reset(s.stallTimeout)
 			}
 		case watch.Modified:
-			pastInitialAdds = true
 			err = s.store.Update(event.Object)
 		case watch.Deleted:
 			// The store gets the deleted object's last state, as sent.
-			pastInitialAdds = true
 			err = s.store.Delete(event.Object)
 		case watch.Bookmark:
-			pastInitialAdds = true
-			if isInitialEventsEndBookmark(m) {
-				initialEventsEnd = true
-			}
 			if bs, ok := s.store.(ReflectorBookmarkStore); ok {
 				err = bs.Bookmark(rv)
 			}
@@ -1136,20 +1083,34 @@ func (r *Reflector) handleWatch(ctx context.Context, start time.Time, w watch.In
 			// still counts: relisting would not bring it back either.
 			utilruntime.HandleErrorWithContext(ctx, err, "Unable to apply watch event to the store", "reflector", r.name, "type", r.typeDescription, "eventType", event.Type)
 		}
-		s.onEvent(event.Type, rv, pastInitialAdds)
 		applied++
-		if s.untilInitialEventsEnd && initialEventsEnd {
+		if !s.initialList {
+			r.observer.watchEventReceived(event.Type)
+			if versions.admits(event.Type) {
+				r.recordWatchEventVersion(rv)
+			}
+			continue
+		}
+		if event.Type == watch.Added {
+			r.observer.initialEventReceived()
+		}
+		if event.Type == watch.Bookmark {
+			// checkInitialEvent let only the initial-events-end bookmark
+			// through.
 			stopWatch = false
 			logger.V(4).Info("Received the bookmark ending the initial events", "reflector", r.name, "type", r.typeDescription,
 				"items", applied, "duration", r.clock.Since(start))
-			return true, nil
+			return rv, nil
 		}
 	}
 	if applied == 0 && r.clock.Since(start) < veryShortWatch {
-		return initialEventsEnd, &VeryShortWatchError{Name: r.name}
+		return "", &VeryShortWatchError{Name: r.name}
+	}
+	if s.initialList {
+		return "", errWatchListClosedEarly
 	}
 	logger.V(4).Info("Watch closed", "reflector", r.name, "type", r.typeDescription, "items", applied)
-	return initialEventsEnd, nil
+	return "", nil
 }
 
 // watchErrorEventError returns the error an ERROR watch event carries: the

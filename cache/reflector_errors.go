@@ -10,7 +10,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utilnet "k8s.io/apimachinery/pkg/util/net"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/klog/v2"
 )
@@ -116,14 +115,6 @@ func isTooLargeResourceVersionError(err error) bool {
 	return strings.Contains(s.Message, "Too large resource version")
 }
 
-// isResourceVersionUnavailable reports the errors after which the reflector
-// stops asking for its last resource version and reads the most recent state
-// from a quorum instead, as client-go does: the version is too old or too new
-// for the server.
-func isResourceVersionUnavailable(err error) bool {
-	return isExpiredError(err) || isTooLargeResourceVersionError(err)
-}
-
 // errMalformedResourceVersion is wrapped by the error of a list or streaming
 // list whose answer carries a resource version kube-apiserver would refuse.
 var errMalformedResourceVersion = errors.New("malformed resource version")
@@ -193,22 +184,4 @@ func namesResourceVersion(msg string) bool {
 			return true
 		}
 	}
-}
-
-// retryFromMostRecent reports whether a request at resourceVersion that
-// failed with err is to be made again from the most recent state (resource
-// version ""): the version was unavailable, or invalid unless it was already
-// "" (the failure is then not about a version the reflector chose).
-func retryFromMostRecent(resourceVersion string, err error) bool {
-	if isInvalidResourceVersion(err) {
-		return resourceVersion != ""
-	}
-	return isResourceVersionUnavailable(err)
-}
-
-// isWatchErrorRetriable reports errors after which the watch is retried from
-// the same resource version after a backoff delay, without a relist: the
-// server refused the connection or throttled the request (HTTP 429).
-func isWatchErrorRetriable(err error) bool {
-	return utilnet.IsConnectionRefused(err) || apierrors.IsTooManyRequests(err)
 }

@@ -70,23 +70,3 @@ func TestCheckResourceVersion(t *testing.T) {
 		}
 	}
 }
-
-func TestRetryFromMostRecent(t *testing.T) {
-	for _, tc := range []struct {
-		rv   string
-		err  error
-		want bool
-	}{
-		{rv: "10", err: errExpired, want: true},
-		{rv: "", err: errExpired, want: true}, // as client-go: once more
-		{rv: "10", err: errRVTooLarge, want: true},
-		{rv: "abc", err: errInvalidRV, want: true},
-		{rv: "", err: errInvalidRV}, // not about a version the reflector chose
-		{rv: "10", err: errForbidden},
-		{rv: "10", err: nil},
-	} {
-		if got := retryFromMostRecent(tc.rv, tc.err); got != tc.want {
-			t.Errorf("retryFromMostRecent(%q, %v) = %v, want %v", tc.rv, tc.err, got, tc.want)
-		}
-	}
-}

@@ -76,10 +76,9 @@ func fuzzReflectorWatchEvents(t testing.TB, script []byte) {
 	store := newRecordingStore()
 	r := NewReflectorWithOptions(newScriptedLW(nil, nil), &metav1.PartialObjectMetadata{}, store, ReflectorOptions{Name: "fuzz"})
 	r.setLastSyncResourceVersion("1")
-	gotRV := "1"
 	_, err := r.handleWatch(ctx, r.clock.Now(), newScriptedWatch(events, true), watchSession{
-		store:   store,
-		onEvent: func(_ watch.EventType, rv string, _ bool) { gotRV = rv },
+		store:    store,
+		versions: eventVersionsFrom("1"),
 	})
 	if _, short := err.(*VeryShortWatchError); err != nil && !short && !wantErr {
 		t.Fatalf("handleWatch: %v", err)
@@ -100,7 +99,7 @@ func fuzzReflectorWatchEvents(t testing.TB, script []byte) {
 	if !slices.Equal(want, got) {
 		t.Fatalf("store %v, want %v", got, want)
 	}
-	if gotRV != wantRV {
+	if gotRV := r.LastSyncResourceVersion(); gotRV != wantRV {
 		t.Fatalf("resource version %q, want %q", gotRV, wantRV)
 	}
 }

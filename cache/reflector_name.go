@@ -1,9 +1,7 @@
 package cache
 
 import (
-	"regexp"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
 )
@@ -16,31 +14,52 @@ const libraryModule = "github.com/informer-go/informer/"
 // are callers like any other code.
 var libraryPackages = []string{libraryModule + "cache", libraryModule + "wait", libraryModule + "buffer"}
 
-// unknownCallsite names a reflector whose creator cannot be found.
+// unknownCallsite names a reflector whose creator cannot be found, as in
+// client-go.
 const unknownCallsite = "????"
 
-// callerOutsideLibrary returns "file:line" of the innermost caller that is
-// not part of this library (test packages of the library count as callers),
-// falling back to the place that started the current goroutine when the
-// whole stack is library code. File paths are shortened the way client-go
-// shortens them. client-go looks for "client-go/tools/cache/" in file paths,
-// which never matches in module mode; looking at package paths does.
-func callerOutsideLibrary() string {
+// defaultReflectorName names a reflector built without a name: after the
+// innermost caller outside this library on the current stack (see
+// callSite); when there is none, as for an informer run with
+// `go informer.Run(stop)` or started by an [InformerFactory], after creator,
+// the call site recorded when the informer or controller running the
+// reflector was built; "????" when that is empty too.
+func defaultReflectorName(creator string) string {
+	if site := callSite(); site != "" {
+		return site
+	}
+	if creator != "" {
+		return creator
+	}
+	return unknownCallsite
+}
+
+// callSite returns "file:line" of the innermost caller of its caller that
+// is not code of this library (test packages of the library count as
+// callers), of the runtime, or of package sync (whose WaitGroup.Go wraps the
+// functions of goroutines), or "" when the stack holds no such caller. File
+// paths are shortened the way client-go shortens them. client-go looks for
+// "client-go/tools/cache/" in file paths, which never matches in module mode;
+// looking at package paths does.
+func callSite() string {
 	pcs := make([]uintptr, 64)
 	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
 	for {
 		f, more := frames.Next()
-		if f.Function != "" && !isLibraryFunction(f.Function) && !strings.HasPrefix(f.Function, "runtime.") {
+		if f.Function != "" && !isLibraryFunction(f.Function) && !isGoroutineMachinery(f.Function) {
 			return shortenSourcePath(f.File) + ":" + strconv.Itoa(f.Line)
 		}
 		if !more {
-			break
+			return ""
 		}
 	}
-	if fn, file, line, ok := goroutineCreator(); ok && !isLibraryFunction(fn) {
-		return shortenSourcePath(file) + ":" + strconv.Itoa(line)
-	}
-	return unknownCallsite
+}
+
+// isGoroutineMachinery reports whether the fully qualified function name fn
+// belongs to the runtime or to package sync, which run goroutines rather
+// than call the library.
+func isGoroutineMachinery(fn string) bool {
+	return strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "sync.")
 }
 
 // isLibraryFunction reports whether the fully qualified function name fn
@@ -65,23 +84,6 @@ func isLibraryFunction(fn string) bool {
 		}
 	}
 	return false
-}
-
-// creatorLine matches the "created by" trailer of a goroutine's stack.
-var creatorLine = regexp.MustCompile(`(?m)^created by (\S+).*\n\s+(.*):(\d+) \+0x[[:xdigit:]]+$`)
-
-// goroutineCreator returns the function, file and line that started the
-// current goroutine.
-func goroutineCreator() (fn, file string, line int, ok bool) {
-	m := creatorLine.FindSubmatch(debug.Stack())
-	if m == nil {
-		return "", "", 0, false
-	}
-	line, err := strconv.Atoi(string(m[3]))
-	if err != nil {
-		return "", "", 0, false
-	}
-	return string(m[1]), string(m[2]), line, true
 }
 
 // shortenSourcePath drops the machine-specific prefix of a source path: up to

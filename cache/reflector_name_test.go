@@ -1,8 +1,6 @@
 package cache
 
 import (
-	"runtime"
-	"strings"
 	"testing"
 )
 
@@ -43,24 +41,5 @@ func TestShortenSourcePath(t *testing.T) {
 		if got := shortenSourcePath(in); got != want {
 			t.Errorf("shortenSourcePath(%q) = %q, want %q", in, got, want)
 		}
-	}
-}
-
-func TestGoroutineCreator(t *testing.T) {
-	type result struct {
-		fn, file string
-		line     int
-		ok       bool
-	}
-	done := make(chan result)
-	_, _, line, _ := runtime.Caller(0)
-	go func() {
-		fn, file, l, ok := goroutineCreator()
-		done <- result{fn, file, l, ok}
-	}()
-	got := <-done
-	if !got.ok || !strings.HasSuffix(got.file, "/cache/reflector_name_test.go") || got.line != line+1 ||
-		got.fn != "github.com/informer-go/informer/cache.TestGoroutineCreator" {
-		t.Errorf("goroutineCreator() = %+v, want TestGoroutineCreator at reflector_name_test.go:%d", got, line+1)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -71,7 +72,9 @@ func TestReflectorCustomBackoff(t *testing.T) {
 }
 
 // TestReflectorRunWaitsOnInjectedClock shows that the delay between two
-// ListAndWatch cycles runs on the injected clock.
+// ListAndWatch cycles ends when it has passed on the injected clock. (It
+// also ends in real time, which this test stops; see
+// TestReflectorGoesOnWithAFakeClockNeverStepped.)
 func TestReflectorRunWaitsOnInjectedClock(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
 	ctx, cancel := context.WithCancel(ctx)
@@ -82,6 +85,7 @@ func TestReflectorRunWaitsOnInjectedClock(t *testing.T) {
 		Clock:   clk,
 		Backoff: &wait.Backoff{Duration: time.Second, Factor: 2, Steps: 5}, // no jitter: exact delays
 	})
+	r.realTime = testingclock.NewFakeClock(time.Unix(0, 0)) // real time stands still
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -105,6 +109,77 @@ func TestReflectorRunWaitsOnInjectedClock(t *testing.T) {
 	}
 	clk.Step(time.Millisecond)
 	waitFor(t, "the third list", func() bool { return lists() == 3 })
+}
+
+// TestReflectorGoesOnWithAFakeClockNeverStepped checks what a test written
+// against client-go sees when it gives the reflector a fake clock and never
+// steps it: the reflector relists and reopens watches, since the delays that
+// client-go waits in real time, or does not wait at all, end in real time
+// too. Retries of throttled requests wait on the fake clock alone, as in
+// client-go. It runs in a synctest bubble, whose real time is fake, and gives
+// the reflector an hour of it.
+func TestReflectorGoesOnWithAFakeClockNeverStepped(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		watchList      bool
+		lists, watches []step
+		wantCalls      []call
+	}{{
+		name:      "a failed list is retried",
+		lists:     []step{{err: errForbidden}, {list: pomList("10", "")}},
+		wantCalls: []call{listCall("0", 500), listCall("0", 500), watchCall("10")},
+	}, {
+		name:      "a very short watch relists",
+		lists:     []step{{list: pomList("10", "")}, {list: pomList("11", "")}},
+		watches:   []step{{closeAtEnd: true}},
+		wantCalls: []call{listCall("0", 500), watchCall("10"), listCall("10", 0), watchCall("11")},
+	}, {
+		name:  "watches that keep closing as soon as they open are reopened",
+		lists: []step{{list: pomList("10", "")}},
+		watches: []step{
+			{events: []watch.Event{added("a", "11")}, closeAtEnd: true},
+			{events: []watch.Event{added("b", "12")}, closeAtEnd: true},
+			{events: []watch.Event{added("c", "13")}, closeAtEnd: true},
+		},
+		wantCalls: []call{listCall("0", 500), watchCall("10"), watchCall("11"), watchCall("12"), watchCall("13")},
+	}, {
+		name:      "a streaming list closed before its bookmark is streamed again",
+		watchList: true,
+		watches: []step{
+			{events: []watch.Event{added("a", "5")}, closeAtEnd: true},
+			{events: []watch.Event{added("a", "5"), bookmarkEvent("10", true)}},
+		},
+		wantCalls: []call{watchListCall(""), watchListCall("")},
+	}, {
+		name:      "a throttled watch waits for the fake clock",
+		lists:     []step{{list: pomList("10", "")}},
+		watches:   []step{{err: errTooMany}},
+		wantCalls: []call{listCall("0", 500), watchCall("10")},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				logger, ctx := ktesting.NewTestContext(t)
+				ctx, cancel := context.WithCancel(ctx)
+				lw := newScriptedLW(tc.lists, tc.watches)
+				lw.noWatchList = !tc.watchList
+				r := NewReflectorWithOptions(lw, &metav1.PartialObjectMetadata{}, newRecordingStore(), ReflectorOptions{
+					Logger: &logger,
+					Clock:  testingclock.NewFakeClock(time.Now()),
+				})
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					r.RunWithContext(ctx)
+				}()
+				time.Sleep(time.Hour)
+				cancel()
+				<-done
+				if diff := cmp.Diff(tc.wantCalls, callsOf(lw.recorded())); diff != "" {
+					t.Errorf("calls (-want +got):\n%s", diff)
+				}
+			})
+		})
+	}
 }
 
 // TestReflectorResyncTiming checks that Resync is called every resync period

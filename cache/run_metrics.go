@@ -1,10 +1,8 @@
 package cache
 
 import (
-	"errors"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
@@ -151,36 +149,6 @@ const (
 	// WatchRestartError: any other error.
 	WatchRestartError WatchRestartCause = "error"
 )
-
-// relistReasonFor classifies the error that ended a list-and-watch cycle.
-func relistReasonFor(err error) RelistReason {
-	switch {
-	case isExpiredError(err):
-		return RelistExpired
-	case isTooLargeResourceVersionError(err):
-		return RelistTooLargeResourceVersion
-	default:
-		return RelistError
-	}
-}
-
-// watchRestartCauseFor classifies the error that ended a watch.
-func watchRestartCauseFor(err error) WatchRestartCause {
-	switch {
-	case err == nil:
-		return WatchRestartClosed
-	case errors.Is(err, errWatchLivenessLost):
-		return WatchRestartLiveness
-	case errors.Is(err, errWatchOutlivedTimeout):
-		return WatchRestartTimeout
-	case isExpiredError(err):
-		return WatchRestartExpired
-	case apierrors.IsTooManyRequests(err):
-		return WatchRestartThrottled
-	default:
-		return WatchRestartError
-	}
-}
 
 var runMetrics processWideProvider[RunMetricsProvider]
 

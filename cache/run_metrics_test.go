@@ -275,30 +275,3 @@ func TestRunMetricsReleased(t *testing.T) {
 		})
 	}
 }
-
-// TestRunMetricsClassification checks the labels errors get.
-func TestRunMetricsClassification(t *testing.T) {
-	for _, tc := range []struct {
-		err    error
-		relist RelistReason
-		cause  WatchRestartCause
-	}{
-		{err: nil, relist: RelistError, cause: WatchRestartClosed},
-		{err: errExpired, relist: RelistExpired, cause: WatchRestartExpired},
-		{err: errGone, relist: RelistExpired, cause: WatchRestartExpired},
-		{err: errRVTooLarge, relist: RelistTooLargeResourceVersion, cause: WatchRestartError},
-		{err: errTooMany, relist: RelistError, cause: WatchRestartThrottled},
-		{err: errWatchLivenessLost, relist: RelistError, cause: WatchRestartLiveness},
-		{err: errWatchOutlivedTimeout, relist: RelistError, cause: WatchRestartTimeout},
-		{err: errInternal, relist: RelistError, cause: WatchRestartError},
-	} {
-		t.Run(fmt.Sprint(tc.err), func(t *testing.T) {
-			if got := relistReasonFor(tc.err); got != tc.relist {
-				t.Errorf("relist reason %s, want %s", got, tc.relist)
-			}
-			if got := watchRestartCauseFor(tc.err); got != tc.cause {
-				t.Errorf("watch restart cause %s, want %s", got, tc.cause)
-			}
-		})
-	}
-}

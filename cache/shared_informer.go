@@ -221,6 +221,7 @@ func newSharedIndexInformer(lw ListerWatcher, exampleObject runtime.Object, opti
 		defaultEventHandlerResyncPeriod: resync,
 		clock:                           clk,
 		keyFunc:                         DeletionHandlingMetaNamespaceKeyFunc,
+		creator:                         callSite(),
 	}
 }
 
@@ -248,6 +249,7 @@ type sharedIndexInformer struct {
 	inOrder           bool
 	keyFunc           KeyFunc // the indexer's
 	clock             clock.Clock
+	creator           string // the code that built the informer; see Config.creator
 
 	// startedLock guards the fields below it. Lock order: startedLock,
 	// then blockDeltas, then the processor's lock.
@@ -401,6 +403,7 @@ func (s *sharedIndexInformer) start(logger klog.Logger) (Controller, bool) {
 		WatchErrorHandlerWithContext: s.watchErrorHandler,
 		WatchLiveness:                s.watchLiveness,
 		monitor:                      s.monitor,
+		creator:                      s.creator,
 	}, s.clock)
 	s.started = true
 	return s.controller, true

@@ -54,8 +54,10 @@ type SyncStatus struct {
 	// Go type of its example object.
 	Type string
 	// Reflector is the name of the informer's reflector (by default the
-	// file and line that created the informer); "" before the informer
-	// runs.
+	// file and line of the code that ran the informer or, when that was
+	// all library code, as with `go informer.Run(stop)` or an
+	// [InformerFactory], of the code that built it); "" before the
+	// informer runs.
 	Reflector string
 	// Phase says what the informer is doing.
 	Phase SyncPhase

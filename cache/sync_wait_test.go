@@ -135,6 +135,9 @@ func TestSyncStatusRecovers(t *testing.T) {
 		if err := WaitForSync(ctx, WaitForSyncOptions{}, inf); err != nil {
 			t.Fatalf("WaitForSync: %v", err)
 		}
+		// The queue may finish the initial list before the reflector
+		// reports it listed: read the status once the reflector watches.
+		synctest.Wait()
 		st := inf.SyncStatus()
 		if !apierrors.IsForbidden(st.LastError) {
 			t.Errorf("last error %v, want the Forbidden one", st.LastError)
