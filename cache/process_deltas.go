@@ -407,37 +407,48 @@ func batchWrite(d Delta, old any, exists bool) (Transaction, handlerCall) {
 // reconciliation before anything changes.
 func (p *deltaProcessor) processReplacedAll(info ReplacedAllInfo, isInInitialList bool) error {
 	keys := make([]string, len(info.Objects))
-	listed := make(sets.Set[string], len(info.Objects))
 	for i, obj := range info.Objects {
 		key, err := DeletionHandlingMetaNamespaceKeyFunc(obj)
 		if err != nil {
 			return KeyError{Obj: obj, Err: err}
 		}
 		keys[i] = key
-		listed.Insert(key)
 	}
-
-	tombstones := slices.SortedFunc(vanishedTombstones(p.logger, p.store, listed.Has), func(a, b DeletedFinalStateUnknown) int {
+	var listed sets.Set[string] // made when the first stored key is looked up
+	isListed := func(key string) bool {
+		if listed == nil {
+			listed = sets.New(keys...)
+		}
+		return listed.Has(key)
+	}
+	tombstones := slices.SortedFunc(vanishedTombstones(p.logger, p.store, isListed), func(a, b DeletedFinalStateUnknown) int {
 		return strings.Compare(a.Key, b.Key)
 	})
 
-	notes := make([]handlerCall, 0, len(info.Objects))
-	for i, obj := range info.Objects {
-		var old any
-		var exists bool
-		var err error
-		if p.keyed != nil {
-			old, exists, err = p.keyed.GetByKey(keys[i])
-		} else {
-			old, exists, err = p.store.Get(obj)
-		}
-		if err != nil {
-			return fmt.Errorf("read the store: %w", err)
-		}
-		if exists {
-			notes = append(notes, handlerCall{kind: Updated, old: old, obj: obj})
-		} else {
-			notes = append(notes, handlerCall{kind: Added, obj: obj})
+	// Every listed object is an add when the store is empty (the first
+	// list): no need to look them up.
+	counted, ok := p.store.(interface{ len() int })
+	allAdds := ok && counted.len() == 0
+	var notes []handlerCall
+	if !allAdds {
+		notes = make([]handlerCall, 0, len(info.Objects))
+		for i, obj := range info.Objects {
+			var old any
+			var exists bool
+			var err error
+			if p.keyed != nil {
+				old, exists, err = p.keyed.GetByKey(keys[i])
+			} else {
+				old, exists, err = p.store.Get(obj)
+			}
+			if err != nil {
+				return fmt.Errorf("read the store: %w", err)
+			}
+			if exists {
+				notes = append(notes, handlerCall{kind: Updated, old: old, obj: obj})
+			} else {
+				notes = append(notes, handlerCall{kind: Added, obj: obj})
+			}
 		}
 	}
 
@@ -452,6 +463,12 @@ func (p *deltaProcessor) processReplacedAll(info ReplacedAllInfo, isInInitialLis
 	}
 	for _, tomb := range tombstones {
 		p.handler.OnDelete(tomb)
+	}
+	if allAdds {
+		for _, obj := range info.Objects {
+			p.handler.OnAdd(obj, isInInitialList)
+		}
+		return nil
 	}
 	for _, n := range notes {
 		n.deliver(p.handler, isInInitialList)
