@@ -45,6 +45,8 @@ type keyedStore interface {
 	deleteKeyed(key string, obj any)
 	replaceKeyed(keys []string, objs []any, resourceVersion string) error
 	transactionKeyed(txns []ThreadSafeStoreTransaction, priors []storedState) *TransactionError
+	fillKeyed(keys []string, objs []any) error
+	len() int
 }
 
 var _ keyedStore = (*cache)(nil)
@@ -316,6 +318,9 @@ func (p *deltaProcessor) processDeltasInBatch(keys []string, deltas []Delta, isI
 // (an add, then an update), as if its deltas had been processed one after
 // the other.
 func (p *deltaProcessor) processKeyedBatch(storeKeys []string, deltas []Delta, isInInitialList bool) error {
+	if p.fillEmptyStore(storeKeys, deltas, isInInitialList) {
+		return nil
+	}
 	txns := make([]ThreadSafeStoreTransaction, len(deltas))
 	for i, d := range deltas {
 		typ := TransactionTypeUpdate // stores the object, whether or not the key is there
@@ -348,6 +353,44 @@ func (p *deltaProcessor) processKeyedBatch(storeKeys []string, deltas []Delta, i
 		notify(i)
 	}
 	return nil
+}
+
+// fillEmptyStore writes a batch of adds and updates into an empty store at
+// once (a DeltaFIFO's first list, as a bulk) and tells the handler, as
+// processKeyedBatch would: an add per object, and for a key the batch
+// repeats, an update from its previous copy. It reports false, having done
+// nothing, when the batch holds a deletion, the store is not empty, or an
+// object cannot be stored.
+func (p *deltaProcessor) fillEmptyStore(storeKeys []string, deltas []Delta, isInInitialList bool) bool {
+	if len(deltas) < 2 || p.keyed.len() != 0 {
+		return false
+	}
+	objs := make([]any, len(deltas))
+	for i, d := range deltas {
+		if d.Type == Deleted {
+			return false
+		}
+		objs[i] = d.Object
+	}
+	if err := p.keyed.fillKeyed(storeKeys, objs); err != nil {
+		return false
+	}
+	if p.keyed.len() == len(objs) { // no key repeated
+		for _, obj := range objs {
+			p.handler.OnAdd(obj, isInInitialList)
+		}
+		return true
+	}
+	previous := make(map[string]any, len(objs))
+	for i, obj := range objs {
+		if old, seen := previous[storeKeys[i]]; seen {
+			p.handler.OnUpdate(old, obj)
+		} else {
+			p.handler.OnAdd(obj, isInInitialList)
+		}
+		previous[storeKeys[i]] = obj
+	}
+	return true
 }
 
 // keyAt returns keys[i], or "" when keys is nil.

@@ -257,6 +257,14 @@ func (c *cache) transactionKeyed(txns []ThreadSafeStoreTransaction, priors []sto
 	return newTransactionError(errs)
 }
 
+// fillKeyed stores objs under keys, which the caller computed with the
+// store's key function, in a store that holds nothing, as a transaction of
+// these writes would; see threadSafeMap.fill. It fails, storing nothing, if
+// the store holds something or an object cannot be stored.
+func (c *cache) fillKeyed(keys []string, objs []any) error {
+	return c.cacheStorage.fill(keys, objs)
+}
+
 // newTransactionError returns the result of a transaction in which write i
 // failed with errs[i], or nil if every write was applied.
 func newTransactionError(errs []error) *TransactionError {

@@ -483,6 +483,52 @@ func (c *threadSafeMap) replaceWith(n int, items func(yield func(string, any) bo
 	return nil
 }
 
+// errStoreNotEmpty is why fill refuses to write.
+var errStoreNotEmpty = errors.New("the store is not empty")
+
+// fill stores objs under keys (the last object of a key given twice) in a
+// store that holds nothing, and records the resource version of the last
+// object, as a transaction of these writes would. The table and indexes are
+// built before the lock is taken, sized for the list, with none of a
+// transaction's per-write bookkeeping. It fails, changing nothing, when the
+// store is not empty or an object cannot be stored: the caller then writes
+// them in a transaction, which applies what it can.
+func (c *threadSafeMap) fill(keys []string, objs []any) error {
+	if c.len() != 0 {
+		return errStoreNotEmpty
+	}
+	items := func(yield func(string, any) bool) {
+		for i, key := range keys {
+			if !yield(key, objs[i]) {
+				return
+			}
+		}
+	}
+	set := c.indexSet.Load()
+	table, idx, err := buildContents(set, len(keys), items)
+	if err != nil {
+		return err
+	}
+	c.lock.Lock()
+	defer c.lock.Unlock()
+	if c.items.len() != 0 {
+		return errStoreNotEmpty
+	}
+	if set != c.index.set {
+		if table, idx, err = buildContents(c.index.set, len(keys), items); err != nil {
+			return err
+		}
+	}
+	c.items = table
+	c.index = idx
+	if len(objs) > 0 {
+		if rv, ok := rvFromObject(objs[len(objs)-1]); ok {
+			c.setRVLocked(rv)
+		}
+	}
+	return nil
+}
+
 // buildContents stores the items in a new table, sized for n, and indexes
 // them with set. Of a key given twice, the last object counts: an earlier
 // one can neither fail an index function nor be nil without consequence.
