@@ -144,11 +144,17 @@ func (p *deltaProcessor) processDeltas(key string, deltas Deltas, isInInitialLis
 			}
 			p.store.Bookmark(info.ResourceVersion)
 		case ReplacedAll:
-			info, ok := obj.(ReplacedAllInfo)
-			if !ok {
+			var info ReplacedAllInfo
+			var listKeys []string
+			switch o := obj.(type) {
+			case ReplacedAllInfo:
+				info = o
+			case keyedReplacedAll:
+				info, listKeys = o.ReplacedAllInfo, o.keys
+			default:
 				return fmt.Errorf("ReplacedAll did not contain ReplacedAllInfo: %T", obj)
 			}
-			if err := p.processReplacedAll(info, isInInitialList); err != nil {
+			if err := p.processReplacedAll(info, listKeys, isInInitialList); err != nil {
 				return err
 			}
 		case SyncAll:
@@ -445,17 +451,22 @@ func batchWrite(d Delta, old any, exists bool) (Transaction, handlerCall) {
 // then replaces the store's contents first, so that handlers see a store that
 // already reflects the list, and then calls OnDelete for the missing keys (in
 // key order) followed by OnUpdate(old, new) or OnAdd(new, isInInitialList) for
-// every listed object, in list order. A listed object whose key cannot be
-// computed, or that the store fails to look up, fails the whole
-// reconciliation before anything changes.
-func (p *deltaProcessor) processReplacedAll(info ReplacedAllInfo, isInInitialList bool) error {
-	keys := make([]string, len(info.Objects))
-	for i, obj := range info.Objects {
-		key, err := DeletionHandlingMetaNamespaceKeyFunc(obj)
-		if err != nil {
-			return KeyError{Obj: obj, Err: err}
+// every listed object, in list order. queueKeys, when not nil, are the keys
+// the queue computed for the listed objects; they are used as they are when
+// the queue's keys match the store's (queueKeysMatch). A listed object whose
+// key cannot be computed, or that the store fails to look up, fails the
+// whole reconciliation before anything changes.
+func (p *deltaProcessor) processReplacedAll(info ReplacedAllInfo, queueKeys []string, isInInitialList bool) error {
+	keys := queueKeys
+	if !p.queueKeysMatch || len(keys) != len(info.Objects) {
+		keys = make([]string, len(info.Objects))
+		for i, obj := range info.Objects {
+			key, err := DeletionHandlingMetaNamespaceKeyFunc(obj)
+			if err != nil {
+				return KeyError{Obj: obj, Err: err}
+			}
+			keys[i] = key
 		}
-		keys[i] = key
 	}
 	var listed sets.Set[string] // made when the first stored key is looked up
 	isListed := func(key string) bool {
