@@ -92,8 +92,8 @@ type DeltaFIFO struct {
 // deltaBulk is a Replace or a Resync of an empty FIFO, kept as one item
 // instead of a key per object, so that the informer's consumer (see
 // popBatchKeyed) can process it in one go: it writes a Replace's objects to
-// its store in one transaction, and hands a Resync's objects to the handler
-// from the store. A bulk stands for exactly the deltas the per-key path would
+// its store in one step, and hands a Resync's objects to the handler from
+// the store. A bulk stands for exactly the deltas the per-key path would
 // have queued: a Replace's delta per listed object, in list order, then the
 // tombstones of the known keys that were not listed; a Resync's Sync delta
 // per known object. Anything else done to the FIFO while a bulk is pending
