@@ -38,9 +38,12 @@
 // Tests inject faults: failing lists and watches ([Server.FailNextLists],
 // [Server.FailNextWatches], [Server.FailNextWatchStreams]), lost events
 // ([Server.DropNextEvents], [WatchStream.DropNextEvents]), hanging streams
-// ([WatchStream.Freeze]), closed streams ([Server.CloseWatchStreams]), list
-// latency ([Server.SetListLatency]), servers that ignore sendInitialEvents
-// or declare streaming lists unsupported ([Options]). They observe the
+// ([WatchStream.Freeze]), closed streams ([Server.CloseWatchStreams]),
+// streams that fail after they opened ([WatchStream.Fail]), expiring
+// continue tokens ([Server.ExpireNextContinues]), list latency
+// ([Server.SetListLatency]), short pages ([Options.MaxPageSize]), servers
+// that ignore sendInitialEvents or declare streaming lists unsupported
+// ([Options]). They observe the
 // traffic through [Server.Requests] and [Server.WatchStreams].
 //
 // All waiting uses [Options.Clock]: tests drive it with a fake clock from

@@ -122,6 +122,13 @@ type Options[T runtime.Object] struct {
 	// with a 500 "invalid shard selector: ..." error.
 	IgnoreShardSelector bool
 
+	// MaxPageSize, when positive, caps the number of objects a paginated
+	// list returns per page, whatever larger limit the client asked for, as
+	// API conventions allow a server to do (kube-apiserver returns shorter
+	// pages when selectors filter). Lists without a limit are not
+	// paginated, as on the apiserver. Zero means no cap.
+	MaxPageSize int64
+
 	// WatchListUnsupported makes IsWatchListSemanticsUnSupported report true,
 	// as client-go's fake clientsets do, so that reflectors do not try a
 	// streaming list. Combine with IgnoreSendInitialEvents to imitate such a
@@ -144,6 +151,7 @@ type config[T runtime.Object] struct {
 	ignoreInitial   bool
 	noWatchList     bool
 	ignoreShards    bool
+	maxPageSize     int64
 	validateName    func(name string, prefix bool) []string
 	newEmptyObject  func() runtime.Object
 	typeDescription string
@@ -230,6 +238,7 @@ func resolveOptions[T runtime.Object](opts Options[T]) config[T] {
 		ignoreInitial: opts.IgnoreSendInitialEvents,
 		noWatchList:   opts.WatchListUnsupported,
 		ignoreShards:  opts.IgnoreShardSelector,
+		maxPageSize:   opts.MaxPageSize,
 		validateName:  opts.ValidateName,
 	}
 	if c.clock == nil {
