@@ -17,7 +17,8 @@
 // Writes ([Server.Create], [Server.Update], [Server.Delete]) stamp a
 // monotonically increasing resourceVersion, enforce resourceVersion
 // preconditions (409 Conflict), skip no-op updates, honour finalizers, and
-// deep-copy objects in and out. Lists validate their options as the apiserver
+// deep-copy objects in and out; [Server.AdvanceResourceVersion] moves the
+// resourceVersion as writes to other resources do in a cluster. Lists validate their options as the apiserver
 // does and implement resourceVersion ""/"0"/N with resourceVersionMatch
 // Exact and NotOlderThan, limit/continue pagination over consistent
 // snapshots with remainingItemCount, label selectors, field selectors
