@@ -183,17 +183,23 @@ type chaosRun struct {
 // subtest, inside the synctest bubble for virtual-time runs.
 func newChaosRun(t *testing.T, seed uint64, inOrder bool, verbosity int) *chaosRun {
 	cfg, steps := chaosPlan(seed, inOrder)
-	r := &chaosRun{t: t, cfg: cfg, steps: steps, regs: map[*chaosHandler]ResourceEventHandlerRegistration{}, stats: newChaosStats()}
+	var clk clock.Clock = realClock
+	if cfg.realTime {
+		clk = newFastClock(100)
+	}
+	return newChaosRunOn(t, cfg, steps, clk, verbosity)
+}
+
+// newChaosRunOn prepares a run of cfg and steps on clk.
+func newChaosRunOn(t *testing.T, cfg chaosConfig, steps []chaosStep, clk clock.Clock, verbosity int) *chaosRun {
+	r := &chaosRun{
+		t: t, cfg: cfg, steps: steps, clk: clk, sleep: clk.Sleep, after: clk.After,
+		regs: map[*chaosHandler]ResourceEventHandlerRegistration{}, stats: newChaosStats(),
+	}
 	r.logger = ktesting.NewLogger(t, ktesting.NewConfig(ktesting.Verbosity(verbosity)))
 	r.ctx = context.WithValue(klog.NewContext(context.Background(), r.logger), chaosRunKey{}, r)
-	if cfg.realTime {
-		clk := newFastClock(100)
-		r.clk, r.sleep, r.after = clk, clk.Sleep, clk.After
-	} else {
-		r.clk, r.sleep, r.after = realClock, time.Sleep, time.After
-	}
 	for _, s := range steps {
-		r.rules.lossy = r.rules.lossy || (inOrder && s.kind == stepDropEvents)
+		r.rules.lossy = r.rules.lossy || (cfg.inOrder && s.kind == stepDropEvents)
 		r.rules.reshards = r.rules.reshards || s.kind == stepReshard
 	}
 	return r

@@ -144,14 +144,14 @@ func (w *chaosWriter) do(kind string, obj *metav1.PartialObjectMetadata) error {
 	return nil
 }
 
-// remember keeps obj as an old state for stale updates; the last four of
+// remember keeps obj as an old state for stale updates; the last two of
 // each name.
 func (w *chaosWriter) remember(obj *metav1.PartialObjectMetadata) {
 	if obj.Labels == nil {
 		obj.Labels = map[string]string{}
 	}
 	seen := append(w.seen[obj.Name], obj)
-	if len(seen) > 4 {
+	if len(seen) > 2 {
 		seen = slices.Delete(seen, 0, 1)
 	}
 	w.seen[obj.Name] = seen
