@@ -43,8 +43,9 @@
 // streams that fail after they opened ([WatchStream.Fail]), expiring
 // continue tokens ([Server.ExpireNextContinues]), list latency
 // ([Server.SetListLatency]), short pages ([Options.MaxPageSize]), servers
-// that ignore sendInitialEvents or declare streaming lists unsupported
-// ([Options]). They observe the
+// that ignore sendInitialEvents ([Options], from some point on with
+// [Server.SetIgnoreSendInitialEvents]) or declare streaming lists
+// unsupported ([Options]). They observe the
 // traffic through [Server.Requests] and [Server.WatchStreams].
 //
 // All waiting uses [Options.Clock]: tests drive it with a fake clock from

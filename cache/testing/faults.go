@@ -106,6 +106,17 @@ func (s *Server[T]) takeContinueExpiry() bool {
 	return true
 }
 
+// SetIgnoreSendInitialEvents changes [Options.IgnoreSendInitialEvents] for
+// the watches opened from now on, as a server replaced behind a load
+// balancer or a proxy put in front of it would: true makes them ignore
+// sendInitialEvents and resourceVersionMatch, false honour them again. Open
+// watches are not affected.
+func (s *Server[T]) SetIgnoreSendInitialEvents(ignore bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ignoreInitial = ignore
+}
+
 // SetListLatency makes every later list wait d on the server's clock before
 // it is served (after recording and fault injection, before validation). A
 // cancelled request context ends the wait. d <= 0 removes the latency.

@@ -148,7 +148,6 @@ type config[T runtime.Object] struct {
 	bufferSize      int
 	rvTimeout       time.Duration
 	bookmarkEvery   time.Duration
-	ignoreInitial   bool
 	noWatchList     bool
 	ignoreShards    bool
 	maxPageSize     int64
@@ -199,9 +198,12 @@ type Server[T runtime.Object] struct {
 	// inferredGVK is the kind of the first created object that had one.
 	inferredGVK schema.GroupVersionKind
 	faults      faults
-	requests    []Request
-	uidSeq      uint64
-	nameSeq     uint64
+	// ignoreInitial is Options.IgnoreSendInitialEvents, as last set by
+	// SetIgnoreSendInitialEvents.
+	ignoreInitial bool
+	requests      []Request
+	uidSeq        uint64
+	nameSeq       uint64
 }
 
 // initialResourceVersion is the resourceVersion of an empty server, like the
@@ -221,6 +223,7 @@ func NewServer[T runtime.Object](opts Options[T]) *Server[T] {
 		streamsChanged: make(chan struct{}),
 	}
 	s.hist = history{limit: s.cfg.historyLimit, compacted: initialResourceVersion}
+	s.ignoreInitial = opts.IgnoreSendInitialEvents
 	return s
 }
 
@@ -235,7 +238,6 @@ func resolveOptions[T runtime.Object](opts Options[T]) config[T] {
 		bufferSize:    opts.WatchBufferSize,
 		rvTimeout:     opts.ResourceVersionTimeout,
 		bookmarkEvery: opts.BookmarkInterval,
-		ignoreInitial: opts.IgnoreSendInitialEvents,
 		noWatchList:   opts.WatchListUnsupported,
 		ignoreShards:  opts.IgnoreShardSelector,
 		maxPageSize:   opts.MaxPageSize,
