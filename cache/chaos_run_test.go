@@ -6,16 +6,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 	"k8s.io/utils/clock"
@@ -59,81 +54,6 @@ func chaosLabelIndex(label string) IndexFunc {
 	}
 }
 
-// chaosStats are the counts of one run, or of many.
-type chaosStats struct {
-	schedules, realTime, lowLevel, stoppedMidChaos int
-	// steps counts the steps carried out by kind (and error); effects,
-	// what they did where it can be counted; writes, the writes by kind.
-	steps, effects, writes map[string]int
-	// notifications is the number of handler calls checked; objects, the
-	// number of objects compared with the server at the end (once for the
-	// store, once per handler's view).
-	notifications, objects int
-	handlerPanics          int
-}
-
-func newChaosStats() *chaosStats {
-	return &chaosStats{steps: map[string]int{}, effects: map[string]int{}, writes: map[string]int{}}
-}
-
-func (s *chaosStats) add(o *chaosStats) {
-	s.schedules += o.schedules
-	s.realTime += o.realTime
-	s.lowLevel += o.lowLevel
-	s.stoppedMidChaos += o.stoppedMidChaos
-	for k, v := range o.steps {
-		s.steps[k] += v
-	}
-	for k, v := range o.effects {
-		s.effects[k] += v
-	}
-	for k, v := range o.writes {
-		s.writes[k] += v
-	}
-	s.notifications += o.notifications
-	s.objects += o.objects
-	s.handlerPanics += o.handlerPanics
-}
-
-// chaosLW is the source of a chaos informer: the server, behind a
-// ShardedListWatch for sharded runs, with the run's label selector on every
-// request. It also forces relists: while forceRelist is set, a plain watch
-// (the resumption of a watch after a list) fails with 410 Gone, and the
-// first list or streaming list clears it, so that events the server lost in
-// transit are repaired whatever the informer is doing when the schedule asks.
-type chaosLW struct {
-	inner         ListerWatcherWithContext
-	optOut        bool
-	labelSelector string
-	forceRelist   atomic.Bool
-}
-
-func (c *chaosLW) IsWatchListSemanticsUnSupported() bool { return c.optOut }
-
-func (c *chaosLW) List(options metav1.ListOptions) (runtime.Object, error) {
-	return c.ListWithContext(context.Background(), options)
-}
-
-func (c *chaosLW) ListWithContext(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {
-	c.forceRelist.Store(false)
-	options.LabelSelector = c.labelSelector
-	return c.inner.ListWithContext(ctx, options)
-}
-
-func (c *chaosLW) Watch(options metav1.ListOptions) (watch.Interface, error) {
-	return c.WatchWithContext(context.Background(), options)
-}
-
-func (c *chaosLW) WatchWithContext(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
-	if options.SendInitialEvents != nil && *options.SendInitialEvents {
-		c.forceRelist.Store(false)
-	} else if c.forceRelist.Load() {
-		return nil, errExpired
-	}
-	options.LabelSelector = c.labelSelector
-	return c.inner.WatchWithContext(ctx, options)
-}
-
 // chaosRun is one schedule carried out against one informer.
 type chaosRun struct {
 	t     *testing.T
@@ -167,8 +87,11 @@ type chaosRun struct {
 	// relistPending says that events were dropped since the last forced
 	// relist. Only the schedule's goroutine uses the fields up to mu.
 	relistPending bool
-	nextIndexer   int
-	stats         *chaosStats
+	// ignoringInitialEvents is what the server does with
+	// sendInitialEvents now.
+	ignoringInitialEvents bool
+	nextIndexer           int
+	stats                 *chaosStats
 
 	mu sync.Mutex
 	// handlers holds every handler ever added, by id; regs their
@@ -242,6 +165,7 @@ func (r *chaosRun) setUp() {
 		opts.Clock = r.clk
 	}
 	r.srv = framework.NewServer(opts)
+	r.ignoringInitialEvents = opts.IgnoreSendInitialEvents
 	r.writer = newChaosWriter(r.srv, rand.New(rand.NewPCG(r.cfg.seed, 0x777269746572)), r.cfg.pool) // "writer"
 	for created := 0; created < r.cfg.initial; {
 		name := r.writer.names[created]
@@ -393,6 +317,9 @@ func (r *chaosRun) apply(s chaosStep) {
 		r.srv.ExpireNextContinues(s.n)
 	case stepReshard:
 		r.reshard(s.shard)
+	case stepToggleStreaming:
+		r.ignoringInitialEvents = !r.ignoringInitialEvents
+		r.srv.SetIgnoreSendInitialEvents(r.ignoringInitialEvents)
 	case stepHandlerPanic:
 		if h, _ := r.pick(s.actor); h != nil {
 			h.armPanics(s.n)
@@ -582,178 +509,6 @@ func (r *chaosRun) heal() {
 	r.mu.Unlock()
 	for _, h := range handlers {
 		h.disarm()
-	}
-}
-
-// convergeWithin is how long after healing the informer has to converge:
-// backoff delays reach 30s (60s with jitter), and a streaming list that
-// fails three times falls back to a list.
-const convergeWithin = 15 * time.Minute
-
-// converge waits until the informer agrees with the server, then checks its
-// indexes; it records the differences if that takes too long.
-func (r *chaosRun) converge() {
-	deadline := r.clk.Now().Add(convergeWithin)
-	for {
-		diffs, onlyVersion := r.differences()
-		if diffs == "" {
-			break
-		}
-		if r.clk.Now().After(deadline) {
-			r.problem("not converged %v after the faults cleared:\n%s", convergeWithin, diffs)
-			return
-		}
-		if onlyVersion {
-			// The last writes missed the informer's selection: in a
-			// cluster, writes to other resources advance the revision
-			// and bookmarks carry it. Do that, and give the next
-			// bookmark time to arrive.
-			if _, err := r.srv.AdvanceResourceVersion(); err != nil {
-				r.problem("advance the server's resource version: %v", err)
-				return
-			}
-			r.stats.effects["server resource version advanced"]++
-			r.sleep(r.cfg.server.BookmarkInterval + time.Second)
-			continue
-		}
-		r.sleep(5 * time.Second)
-	}
-	r.checkIndexes()
-}
-
-// serverState describes the objects the informer is to hold, sorted.
-func (r *chaosRun) serverState() []string {
-	list, err := r.srv.ListWithContext(r.ctx, metav1.ListOptions{LabelSelector: r.cfg.labelSelector})
-	if err != nil {
-		r.t.Fatalf("list the server: %v", err)
-	}
-	out := []string{}
-	for i := range list.(*metav1.PartialObjectMetadataList).Items {
-		obj := &list.(*metav1.PartialObjectMetadataList).Items[i]
-		if r.sharded != nil {
-			if ok, err := r.sharded.ShardSelector().Matches(obj); err != nil || !ok {
-				continue
-			}
-		}
-		out = append(out, describeObjectState(obj))
-	}
-	slices.Sort(out)
-	return out
-}
-
-// storeState describes the informer's store, sorted.
-func (r *chaosRun) storeState() []string {
-	out := []string{}
-	for _, obj := range r.store.List() {
-		out = append(out, describeObjectState(obj))
-	}
-	slices.Sort(out)
-	return out
-}
-
-// registered returns the handlers still registered with their
-// registrations (for a low-level informer: its one handler, without).
-func (r *chaosRun) registered() ([]*chaosHandler, []ResourceEventHandlerRegistration) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var hs []*chaosHandler
-	var regs []ResourceEventHandlerRegistration
-	for _, h := range r.handlers {
-		if !h.isRegistered() {
-			continue
-		}
-		reg, ok := r.regs[h]
-		if !ok && !r.cfg.lowLevel {
-			continue
-		}
-		hs, regs = append(hs, h), append(regs, reg)
-	}
-	return hs, regs
-}
-
-// differences describes how the informer differs from the server, "" when
-// it has converged: its store (keys, resource versions and uids), its
-// resource version, its sync, and each registered handler's sync and view.
-// onlyVersion reports that the resource version is all that differs.
-func (r *chaosRun) differences() (_ string, onlyVersion bool) {
-	var diffs []string
-	want, got := r.serverState(), r.storeState()
-	if diff := cmp.Diff(want, got); diff != "" {
-		diffs = append(diffs, fmt.Sprintf("store (-server +store):\n%s", diff))
-	}
-	synced, lastRV := false, ""
-	if r.inf != nil {
-		synced, lastRV = r.inf.HasSynced(), r.inf.LastSyncResourceVersion()
-	} else {
-		synced, lastRV = r.ctrl.HasSynced(), r.ctrl.LastSyncResourceVersion()
-	}
-	if !synced {
-		diffs = append(diffs, "informer not synced\n")
-	}
-	hs, regs := r.registered()
-	for i, h := range hs {
-		if regs[i] != nil && !regs[i].HasSynced() {
-			diffs = append(diffs, fmt.Sprintf("handler %d not synced\n", h.id))
-		}
-		if diff := cmp.Diff(got, h.viewContents()); diff != "" {
-			diffs = append(diffs, fmt.Sprintf("handler %d's view (-store +view):\n%s", h.id, diff))
-		}
-	}
-	if rv := r.srv.ResourceVersion(); lastRV != rv {
-		onlyVersion = len(diffs) == 0
-		diffs = append(diffs, fmt.Sprintf("LastSyncResourceVersion %q, server at %q\n", lastRV, rv))
-	}
-	if len(diffs) == 0 {
-		r.stats.objects += len(got) * (1 + len(hs))
-	}
-	return strings.Join(diffs, ""), onlyVersion
-}
-
-// checkIndexes checks every index of the store against the index function
-// applied to the stored objects.
-func (r *chaosRun) checkIndexes() {
-	indexer, ok := r.store.(Indexer)
-	if !ok {
-		r.problem("the store is a %T, not an Indexer", r.store)
-		return
-	}
-	objs := indexer.List()
-	for name, fn := range indexer.GetIndexers() {
-		want := map[string][]string{}
-		for _, obj := range objs {
-			key, err := DeletionHandlingMetaNamespaceKeyFunc(obj)
-			if err != nil {
-				r.problem("key of %T: %v", obj, err)
-				continue
-			}
-			values, err := fn(obj)
-			if err != nil {
-				r.problem("index %s of %s: %v", name, key, err)
-				continue
-			}
-			for _, v := range values {
-				want[v] = append(want[v], key)
-			}
-		}
-		got := map[string][]string{}
-		for _, v := range indexer.ListIndexFuncValues(name) {
-			keys, err := indexer.IndexKeys(name, v)
-			if err != nil {
-				r.problem("index %s, value %s: %v", name, v, err)
-				continue
-			}
-			if len(keys) > 0 {
-				got[v] = keys
-			}
-		}
-		for _, m := range []map[string][]string{want, got} {
-			for _, keys := range m {
-				slices.Sort(keys)
-			}
-		}
-		if diff := cmp.Diff(want, got); diff != "" {
-			r.problem("index %s (-objects +index):\n%s", name, diff)
-		}
 	}
 }
 

@@ -60,6 +60,7 @@ const (
 	stepListLatency      stepKind = "list latency"
 	stepExpireContinues  stepKind = "expired continue tokens"
 	stepReshard          stepKind = "shard selector change"
+	stepToggleStreaming  stepKind = "streaming lists honoured or ignored from now on"
 	// Handler and informer behaviours.
 	stepHandlerPanic    stepKind = "handler panics"
 	stepHandlerStall    stepKind = "handler stalls"
@@ -183,6 +184,9 @@ func chaosPlan(seed uint64, inOrder bool) (chaosConfig, []chaosStep) {
 	}
 	if cfg.shardKey != "" {
 		kinds = append(kinds, weighted{stepReshard, 3})
+	}
+	if !cfg.server.WatchListUnsupported {
+		kinds = append(kinds, weighted{stepToggleStreaming, 1})
 	}
 	// The handler of a low-level informer runs while the DeltaFIFO's lock
 	// is held, as in client-go: stalling it would stall the reflector on a

@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"maps"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -147,26 +146,4 @@ func installChaosPanicHandler(t *testing.T) {
 			t.Errorf("panics in the library outside any run's context:\n%s", strings.Join(stray, "\n"))
 		}
 	})
-}
-
-// summary describes the statistics of a pipeline's runs.
-func (s *chaosStats) summary(seeds []uint64) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d schedules (seeds %d..%d; %d in real time, %d low-level informers, %d stopped mid-chaos), "+
-		"%d notifications checked, %d objects compared with the server, %d handler panics\n",
-		s.schedules, seeds[0], seeds[len(seeds)-1], s.realTime, s.lowLevel, s.stoppedMidChaos,
-		s.notifications, s.objects, s.handlerPanics)
-	b.WriteString("  steps:")
-	for _, k := range slices.Sorted(maps.Keys(s.steps)) {
-		fmt.Fprintf(&b, " %s=%d;", k, s.steps[k])
-	}
-	b.WriteString("\n  effects:")
-	for _, k := range slices.Sorted(maps.Keys(s.effects)) {
-		fmt.Fprintf(&b, " %s=%d;", k, s.effects[k])
-	}
-	b.WriteString("\n  writes:")
-	for _, k := range slices.Sorted(maps.Keys(s.writes)) {
-		fmt.Fprintf(&b, " %s=%d;", k, s.writes[k])
-	}
-	return b.String()
 }
