@@ -518,11 +518,18 @@ func (r *chaosRun) heal() {
 func (r *chaosRun) stop() {
 	r.stopped = true
 	r.runCancel()
-	select {
-	case <-r.runDone:
-	case <-r.after(2 * time.Minute):
-		r.problem("Run did not return within two minutes of its context ending")
-		return
+	deadline, wallStart := r.after(2*time.Minute), time.Now()
+	for returned := false; !returned; {
+		select {
+		case <-r.runDone:
+			returned = true
+		case <-deadline:
+			if !r.mayWaitLonger(wallStart) {
+				r.problem("Run did not return within two minutes of its context ending")
+				return
+			}
+			deadline = r.after(time.Second)
+		}
 	}
 	r.mu.Lock()
 	handlers := slices.Clone(r.handlers)
