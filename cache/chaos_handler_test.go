@@ -43,13 +43,9 @@ type chaosHandler struct {
 	sleep func(time.Duration)
 
 	mu sync.Mutex
-	// view is the last state seen of every key the handler has.
-	view map[string]*metav1.PartialObjectMetadata
-	// lastRV is the highest resource version seen of every key, kept
-	// across deletes; lastState the highest of an added or updated object.
-	// deletedUID is the uid of the last deleted object of every key.
-	lastRV, lastState map[string]uint64
-	deletedUID        map[string]types.UID
+	// keys holds what the handler saw of every key it was ever told about;
+	// the keys it has make up its view of the cache.
+	keys map[string]*keyState
 	// calls counts the calls; late counts those begun after a soft
 	// removal; panicked counts the panics; lossyDeletes the deletes of
 	// keys the handler lacked that rules.lossy allowed.
@@ -77,13 +73,22 @@ type handlerRules struct {
 	reshards bool
 }
 
+// keyState is what a chaos handler saw of one key.
+type keyState struct {
+	// obj is the last state seen while the handler has the key; nil once
+	// deleted.
+	obj *metav1.PartialObjectMetadata
+	// lastRV is the highest resource version seen, deletes included;
+	// lastState the highest of an added or updated object; deletedUID the
+	// uid of the last deleted object.
+	lastRV, lastState uint64
+	deletedUID        types.UID
+}
+
 func newChaosHandler(id int, rules handlerRules, sleep func(time.Duration)) *chaosHandler {
 	return &chaosHandler{
 		id: id, rules: rules, sleep: sleep,
-		view:       map[string]*metav1.PartialObjectMetadata{},
-		lastRV:     map[string]uint64{},
-		lastState:  map[string]uint64{},
-		deletedUID: map[string]types.UID{},
+		keys: map[string]*keyState{},
 	}
 }
 
@@ -172,28 +177,31 @@ func (h *chaosHandler) checkLocked(kind string, oldObj, obj any) {
 		cur = p
 		key = p.Namespace + "/" + p.Name
 	}
-	seen, has := h.view[key]
+	k, known := h.keys[key]
+	if !known {
+		k = &keyState{}
+		h.keys[key] = k
+	}
+	seen, has := k.obj, k.obj != nil
 	if cur != nil {
 		rv, err := strconv.ParseUint(cur.ResourceVersion, 10, 64)
 		if err != nil {
 			h.violateLocked("%s %s: resource version %q", kind, key, cur.ResourceVersion)
 			return
 		}
-		floor := h.lastRV[key]
-		if kind == "add" && h.rules.reshards && h.deletedUID[key] == cur.UID {
+		floor := k.lastRV
+		if kind == "add" && h.rules.reshards && k.deletedUID == cur.UID {
 			// Back in the shard, unchanged: as new as its last state.
-			floor = h.lastState[key]
-			h.lastRV[key] = rv
+			floor, k.lastRV = k.lastState, rv
 		}
 		if rv < floor {
 			h.violateLocked("%s %s: resource version down from %d to %d", kind, key, floor, rv)
 		}
-		h.lastRV[key] = max(h.lastRV[key], rv)
-		switch kind {
-		case "delete":
-			h.deletedUID[key] = cur.UID
-		default:
-			h.lastState[key] = max(h.lastState[key], rv)
+		k.lastRV = max(k.lastRV, rv)
+		if kind == "delete" {
+			k.deletedUID = cur.UID
+		} else {
+			k.lastState = max(k.lastState, rv)
 		}
 	}
 	switch kind {
@@ -201,7 +209,7 @@ func (h *chaosHandler) checkLocked(kind string, oldObj, obj any) {
 		if has {
 			h.violateLocked("add %s@%s: the handler has it at %s", key, cur.ResourceVersion, seen.ResourceVersion)
 		}
-		h.view[key] = cur
+		k.obj = cur
 	case "update":
 		old, ok := oldObj.(*metav1.PartialObjectMetadata)
 		switch {
@@ -212,7 +220,7 @@ func (h *chaosHandler) checkLocked(kind string, oldObj, obj any) {
 		case !reflect.DeepEqual(old.ObjectMeta, seen.ObjectMeta):
 			h.violateLocked("update %s@%s: old object %s is not the last state seen, %s", key, cur.ResourceVersion, describeMeta(old), describeMeta(seen))
 		}
-		h.view[key] = cur
+		k.obj = cur
 	case "delete":
 		switch {
 		case has:
@@ -221,7 +229,7 @@ func (h *chaosHandler) checkLocked(kind string, oldObj, obj any) {
 		default:
 			h.violateLocked("delete %s: the handler lacks it", key)
 		}
-		delete(h.view, key)
+		k.obj = nil
 	}
 }
 
@@ -285,9 +293,11 @@ func (h *chaosHandler) isRegistered() bool {
 func (h *chaosHandler) viewContents() []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	out := make([]string, 0, len(h.view))
-	for _, obj := range h.view {
-		out = append(out, describeObjectState(obj))
+	out := make([]string, 0, len(h.keys))
+	for _, k := range h.keys {
+		if k.obj != nil {
+			out = append(out, describeObjectState(k.obj))
+		}
 	}
 	slices.Sort(out)
 	return out

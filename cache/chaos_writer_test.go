@@ -3,7 +3,6 @@ package cache
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -28,16 +27,17 @@ var chaosColors = []string{"red", "blue"}
 type chaosWriter struct {
 	srv *fakeServer
 	rng *rand.Rand
-	// names is the pool; seen holds the last states written of every
-	// name, for stale updates.
+	// names is the pool; seen holds the last chaosWriterMemory states
+	// written, for stale updates, the oldest at next.
 	names []metav1.ObjectMeta
-	seen  map[string][]*metav1.PartialObjectMetadata
+	seen  []*metav1.PartialObjectMetadata
+	next  int
 	// counts of the writes by kind, for the run's statistics.
 	counts map[string]int
 }
 
 func newChaosWriter(srv *fakeServer, rng *rand.Rand, poolSize int) *chaosWriter {
-	w := &chaosWriter{srv: srv, rng: rng, seen: map[string][]*metav1.PartialObjectMetadata{}, counts: map[string]int{}}
+	w := &chaosWriter{srv: srv, rng: rng, counts: map[string]int{}}
 	for i := range poolSize {
 		w.names = append(w.names, metav1.ObjectMeta{Namespace: chaosNamespaces[i%len(chaosNamespaces)], Name: fmt.Sprintf("obj-%02d", i)})
 	}
@@ -74,16 +74,16 @@ func (w *chaosWriter) write() error {
 	case p < 55:
 		// An update that changes nothing writes nothing.
 		return w.do("no-op update", cur)
-	case p < 65 && len(w.seen[cur.Name]) > 0:
-		// An update from an old state, perhaps of an earlier object of
-		// the same name: a conflict, unless the object has not changed
-		// since (then it is an update).
-		old := w.seen[cur.Name]
-		stale := old[w.rng.IntN(len(old))].DeepCopy()
+	case p < 65 && len(w.seen) > 0:
+		// An update from a recent state of any object, perhaps of an
+		// earlier object of the same name: a conflict, or a 404 if the
+		// name is gone, unless the object has not changed since (then it
+		// is an update).
+		stale := w.seen[w.rng.IntN(len(w.seen))].DeepCopy()
 		stale.Labels["gen"] = fmt.Sprint(w.rng.Int32())
 		_, err := w.srv.Update(stale)
 		switch {
-		case apierrors.IsConflict(err):
+		case apierrors.IsConflict(err), apierrors.IsNotFound(err):
 			w.counts["stale update"]++
 			return nil
 		case err != nil:
@@ -144,15 +144,20 @@ func (w *chaosWriter) do(kind string, obj *metav1.PartialObjectMetadata) error {
 	return nil
 }
 
-// remember keeps obj as an old state for stale updates; the last two of
-// each name.
+// chaosWriterMemory is how many written states the writer remembers for
+// stale updates: a fixed number, so that the soak test's heap stays flat.
+const chaosWriterMemory = 64
+
+// remember keeps obj as a state for stale updates, in place of the oldest
+// once chaosWriterMemory are kept.
 func (w *chaosWriter) remember(obj *metav1.PartialObjectMetadata) {
 	if obj.Labels == nil {
 		obj.Labels = map[string]string{}
 	}
-	seen := append(w.seen[obj.Name], obj)
-	if len(seen) > 2 {
-		seen = slices.Delete(seen, 0, 1)
+	if len(w.seen) < chaosWriterMemory {
+		w.seen = append(w.seen, obj)
+		return
 	}
-	w.seen[obj.Name] = seen
+	w.seen[w.next] = obj
+	w.next = (w.next + 1) % chaosWriterMemory
 }
