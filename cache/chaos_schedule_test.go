@@ -107,8 +107,13 @@ func (s chaosStep) String() string {
 	case stepReshard:
 		fmt.Fprintf(&b, " shard=%d", s.shard)
 	}
-	if s.actor != 0 || s.target != 0 {
-		fmt.Fprintf(&b, " actor=%d target=%d", s.actor, s.target)
+	switch s.kind {
+	case stepHandlerPanic, stepHandlerStall, stepAddFromHandler, stepRemoveSelf, stepShutDownSelf:
+		fmt.Fprintf(&b, " handler=%d", s.actor)
+	case stepRemoveHandler, stepShutDownHandler:
+		fmt.Fprintf(&b, " handler=%d", s.target)
+	case stepRemoveFromOther, stepShutDownByOther:
+		fmt.Fprintf(&b, " by=%d handler=%d", s.actor, s.target)
 	}
 	return b.String()
 }

@@ -65,8 +65,10 @@ func TestChaos(t *testing.T) {
 		var mu sync.Mutex
 		t.Run(mode.name, func(t *testing.T) {
 			run := func(t *testing.T, seed uint64) {
-				t.Logf("replay: go test -race ./cache -run 'TestChaos/%s/' -chaos.seed=%d -chaos.v=4 -v", mode.name, seed)
-				stats := runChaos(t, seed, mode.inOrder)
+				// Logged first, for a run that panics or hangs.
+				replay := fmt.Sprintf("go test -race ./cache -run 'TestChaos/%s/' -chaos.seed=%d -chaos.v=4 -v", mode.name, seed)
+				t.Log("replay: " + replay)
+				stats := runChaos(t, seed, mode.inOrder, replay)
 				mu.Lock()
 				defer mu.Unlock()
 				totals.add(stats)
@@ -98,7 +100,7 @@ func TestChaos(t *testing.T) {
 
 // runChaos runs seed in one pipeline and reports its failures with the
 // command that replays it.
-func runChaos(t *testing.T, seed uint64, inOrder bool) *chaosStats {
+func runChaos(t *testing.T, seed uint64, inOrder bool, replay string) *chaosStats {
 	r := newChaosRun(t, seed, inOrder, *chaosV)
 	var before goleak.Option
 	if r.cfg.realTime {
@@ -113,8 +115,8 @@ func runChaos(t *testing.T, seed uint64, inOrder bool) *chaosStats {
 		for i, s := range r.steps {
 			fmt.Fprintf(&steps, "  %2d %s\n", i, s)
 		}
-		t.Errorf("chaos run failed: %s\nschedule:\n%sfailures:\n  %s",
-			r.cfg, steps.String(), strings.Join(failures, "\n  "))
+		t.Errorf("chaos run failed: %s\nschedule:\n%sfailures:\n  %s\nreplay: %s",
+			r.cfg, steps.String(), strings.Join(failures, "\n  "), replay)
 	}
 	return r.stats
 }
