@@ -7,6 +7,8 @@
 #   make bench-compare-quick  the same, one round and no 1M-object sync
 #   make bench-e2e  initial sync of 5,000 ConfigMaps from a real kube-apiserver, client-go and this library
 #   make fuzz       every fuzz target for FUZZTIME each (default 30s)
+#   make chaos      the seeded chaos test of the informer, CHAOS_SCHEDULES seeds per pipeline from CHAOS_FIRST
+#   make soak       16 handlers on 100k objects under traffic and faults for SOAK_DURATION: heap curve and profile
 #   make lint       gofmt, go vet, staticcheck and the go mod tidy diff of every module
 #   make demo       runs examples/quickstart against the in-memory fake apiserver
 #   make e2e        only the end-to-end tests against a real etcd and kube-apiserver
@@ -27,6 +29,14 @@ FUZZTIME_SMOKE ?= 3000x
 BENCHTIME      ?= 1s
 BENCHPATTERN   ?= .
 
+# make chaos: how many seeds per pipeline, from which (make test runs the flag's default, seeds 1..300).
+CHAOS_SCHEDULES ?= 5000
+CHAOS_FIRST     ?= 1
+# make soak: how long, how many objects, and where the heap curve (heap.csv) and profile (heap.pprof) go.
+SOAK_DURATION ?= 30m
+SOAK_OBJECTS  ?= 100000
+SOAK_OUT      ?= $(CURDIR)/bin/soak
+
 # make bench-compare: rounds, initial-sync sizes, output directory (inside compare/) and extra flags
 # of compare/cmd/benchcompare, such as -run '^sync/realistic/100k' -libs informer-go -cpuprofile cpu.out.
 ROUNDS              ?= 5
@@ -34,7 +44,7 @@ SIZES               ?= 10k,100k,1M
 BENCH_COMPARE_OUT   ?= results
 BENCH_COMPARE_FLAGS ?=
 
-.PHONY: test test-unit race bench bench-compare bench-compare-quick bench-e2e fuzz fuzz-smoke lint fmt vet staticcheck tidy examples demo tools clean e2e-bin e2e
+.PHONY: test test-unit race bench bench-compare bench-compare-quick bench-e2e fuzz fuzz-smoke chaos soak lint fmt vet staticcheck tidy examples demo tools clean e2e-bin e2e
 
 test: lint race fuzz-smoke examples
 
@@ -79,6 +89,18 @@ fuzz:
 
 fuzz-smoke:
 	hack/fuzz.sh $(FUZZTIME_SMOKE)
+
+# The chaos test (cache/chaos_test.go) over many more seeds than make test runs, under the race
+# detector; it prints the statistics of each pipeline. A failing seed prints the command replaying it.
+# (Run from cache/, so that go test shows the statistics of a passing run.)
+chaos:
+	cd cache && $(GO) test -race -count=1 -timeout 0 -run '^TestChaos$$' -chaos.schedules=$(CHAOS_SCHEDULES) -chaos.first=$(CHAOS_FIRST) -chaos.summary
+
+# The soak test (cache/soak_test.go), not part of make test: it fails if the heap or the goroutines
+# grow after warm-up, or a handler has not converged at the end.
+soak:
+	mkdir -p $(SOAK_OUT)
+	$(GO) test -count=1 -timeout 0 -run '^TestSoak$$' ./cache -soak.duration=$(SOAK_DURATION) -soak.objects=$(SOAK_OBJECTS) -soak.out=$(SOAK_OUT) -v
 
 lint: fmt vet staticcheck tidy
 

@@ -2,6 +2,7 @@ package cache
 
 import (
 	"context"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -335,4 +336,36 @@ func handlerView(events []event) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TestBadInputTableMatchesDoc checks that badInputs are the rows of the "Bad
+// input" table in doc.go, in its order: the first column, read line after
+// line, is the rows' names one after another.
+func TestBadInputTableMatchesDoc(t *testing.T) {
+	src, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const header = "//\tInput "
+	_, table, found := strings.Cut(string(src), header)
+	if !found {
+		t.Fatalf("doc.go has no line starting %q", header)
+	}
+	lines := strings.Split(table, "\n")[2:] // past the header's rest and the dashes
+	var words []string
+	for _, line := range lines {
+		cell, isRow := strings.CutPrefix(line, "//\t")
+		if !isRow {
+			break // the blank comment line ending the table
+		}
+		first, _, _ := strings.Cut(cell, "  ")
+		words = append(words, strings.Fields(first)...)
+	}
+	var want []string
+	for _, tc := range badInputs {
+		want = append(want, strings.Fields(tc.row)...)
+	}
+	if diff := cmp.Diff(strings.Join(want, " "), strings.Join(words, " ")); diff != "" {
+		t.Errorf("first column of doc.go's table (-badInputs +doc.go):\n%s", diff)
+	}
 }

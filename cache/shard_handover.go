@@ -65,7 +65,7 @@ func (w *shardStream) handover(ctx context.Context, st *streamState) bool {
 	plan, err := planHandover(st.filter.set, to)
 	var events []watch.Event
 	if err == nil {
-		events, err = w.owner.handoverEvents(ctx, plan, rv, w.options.AllowWatchBookmarks)
+		events, err = w.owner.handoverEvents(ctx, plan, rv, w.options)
 	}
 	var inner watch.Interface
 	if err == nil {
@@ -93,12 +93,14 @@ func (w *shardStream) handover(ctx context.Context, st *streamState) bool {
 	return true
 }
 
-// handoverEvents lists what leaves and what enters at exactly rv and
-// returns the events that tell the reader.
-func (s *ShardedListWatch) handoverEvents(ctx context.Context, plan handoverPlan, rv string, bookmarks bool) ([]watch.Event, error) {
+// handoverEvents lists what leaves and what enters at exactly rv, with the
+// label and field selectors of the reader's watch options, and returns the
+// events that tell the reader.
+func (s *ShardedListWatch) handoverEvents(ctx context.Context, plan handoverPlan, rv string, options metav1.ListOptions) ([]watch.Event, error) {
+	selectors := metav1.ListOptions{LabelSelector: options.LabelSelector, FieldSelector: options.FieldSelector}
 	var events []watch.Event
 	if len(plan.leaving) > 0 {
-		leaving, err := s.listAt(ctx, shardSet{key: plan.key, ranges: plan.leaving}, rv)
+		leaving, err := s.listAt(ctx, shardSet{key: plan.key, ranges: plan.leaving}, rv, selectors)
 		if err != nil {
 			return nil, err
 		}
@@ -110,14 +112,14 @@ func (s *ShardedListWatch) handoverEvents(ctx context.Context, plan handoverPlan
 		}
 	}
 	if len(plan.entering) > 0 {
-		entering, err := s.listAt(ctx, shardSet{key: plan.key, ranges: plan.entering}, rv)
+		entering, err := s.listAt(ctx, shardSet{key: plan.key, ranges: plan.entering}, rv, selectors)
 		if err != nil {
 			return nil, err
 		}
 		for _, obj := range entering {
 			events = append(events, watch.Event{Type: watch.Added, Object: obj})
 		}
-		if len(entering) > 0 && bookmarks {
+		if len(entering) > 0 && options.AllowWatchBookmarks {
 			if bookmark, ok := bookmarkLike(entering[0], rv); ok {
 				events = append(events, watch.Event{Type: watch.Bookmark, Object: bookmark})
 			}
@@ -126,13 +128,15 @@ func (s *ShardedListWatch) handoverEvents(ctx context.Context, plan handoverPlan
 	return events, nil
 }
 
-// listAt lists the objects of set at exactly rv, page by page.
-func (s *ShardedListWatch) listAt(ctx context.Context, set shardSet, rv string) ([]runtime.Object, error) {
+// listAt lists the objects of set that selectors' label and field
+// selectors select at exactly rv, page by page.
+func (s *ShardedListWatch) listAt(ctx context.Context, set shardSet, rv string, selectors metav1.ListOptions) ([]runtime.Object, error) {
 	f := newShardFilter(set)
 	pager := newListPager(func(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {
 		return s.listShard(ctx, options, f)
 	})
-	list, _, err := pager.list(ctx, metav1.ListOptions{ResourceVersion: rv, ResourceVersionMatch: metav1.ResourceVersionMatchExact})
+	selectors.ResourceVersion, selectors.ResourceVersionMatch = rv, metav1.ResourceVersionMatchExact
+	list, _, err := pager.list(ctx, selectors)
 	if err != nil {
 		return nil, err
 	}

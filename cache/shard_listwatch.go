@@ -49,8 +49,9 @@ type ShardedListWatchOptions struct {
 //
 // Resharding. [ShardedListWatch.SetShardSelector] moves the reflector to
 // another shard while it runs. At the resourceVersion R its watch has
-// reached, the open watch lists, at exactly R, the objects that leave the
-// shard and those that enter it, sends a DELETED event (stamped R) for each
+// reached, the open watch lists, at exactly R and with the watch's label and
+// field selectors, the objects that leave the shard and those that enter it,
+// sends a DELETED event (stamped R) for each
 // leaving object and an ADDED event for each entering one, then a BOOKMARK
 // at R, and goes on with a watch of the new shard from R. Handlers thus get
 // OnDelete for the objects that left and OnAdd for those that entered, and

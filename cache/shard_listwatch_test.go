@@ -1,8 +1,10 @@
 package cache
 
 import (
+	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/sharding"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
@@ -518,6 +521,97 @@ func TestShardedListWatchOpaqueWatch(t *testing.T) {
 				t.Fatalf("error event %v, want 410 Expired", err)
 			}
 			return
+		}
+	}
+}
+
+// TestShardedInformerReshardingKeepsTheCallersSelectors moves an informer
+// whose ListerWatcher sets a label and a field selector in front of the
+// ShardedListWatch, in both pipelines and against servers that honour and
+// ignore shard selectors, and checks that the handover lists only the
+// selected objects: it used to list every object that left or entered the
+// shard, adding unselected objects to the store for good (and, in the
+// InOrder pipeline, deleting objects the handler never had). Found by
+// TestChaos, seed 527.
+func TestShardedInformerReshardingKeepsTheCallersSelectors(t *testing.T) {
+	for _, qm := range queueModes {
+		for _, sm := range serverModes {
+			t.Run(qm.name+"/"+sm.name, func(t *testing.T) {
+				srv := newShardTestServer(t, sm.opts, 0)
+				for i := range 300 {
+					obj := pom(fmt.Sprintf("obj-%03d", i), "")
+					obj.Labels = map[string]string{"keep": fmt.Sprint(i%2 == 0)}
+					if _, err := srv.Create(obj); err != nil {
+						t.Fatal(err)
+					}
+				}
+				from, to := mustShard(t, 1, 2), mustShard(t, 1, 3)
+				sharded, err := NewShardedListWatch(srv, from, ShardedListWatchOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				selecting := func(options metav1.ListOptions) metav1.ListOptions {
+					options.LabelSelector, options.FieldSelector = "keep=true", "metadata.name!=obj-000"
+					return options
+				}
+				lw := &ListWatch{
+					ListWithContextFunc: func(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {
+						return sharded.ListWithContext(ctx, selecting(options))
+					},
+					WatchFuncWithContext: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+						return sharded.WatchWithContext(ctx, selecting(options))
+					},
+				}
+				inf := newTestInformer(ToListWatcherWithWatchListSemantics(lw, srv), SharedIndexInformerOptions{InOrder: qm.inOrder})
+				rec := newRecorder()
+				if _, err := inf.AddEventHandler(rec); err != nil {
+					t.Fatal(err)
+				}
+				runSharedInformer(t, inf)
+				waitForSync(t, inf.HasSyncedChecker())
+				selected := func(sel sharding.Selector) []string {
+					var keys []string
+					for _, key := range shardKeys(t, srv, sel) {
+						if i, _ := strconv.Atoi(strings.TrimPrefix(key, testNamespace+"/obj-")); i%2 == 0 && i != 0 {
+							keys = append(keys, key)
+						}
+					}
+					return keys
+				}
+				waitForShard(t, inf, rec, selected(from))
+
+				if err := sharded.SetShardSelector(to); err != nil {
+					t.Fatal(err)
+				}
+				want := selected(to)
+				rec.waitFor(t, "the handover", func([]event) bool {
+					return len(minus(want, keysOf(inf.GetStore()))) == 0
+				})
+				// A write after the handover marks the end of its calls.
+				sentinel, err := srv.Get(testNamespace, strings.TrimPrefix(want[0], testNamespace+"/"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				sentinel.Labels["after"] = "handover"
+				if sentinel, err = srv.Update(sentinel); err != nil {
+					t.Fatal(err)
+				}
+				events := rec.waitFor(t, "the write after the handover", func(events []event) bool {
+					return slices.ContainsFunc(events, func(e event) bool { return e.Key == want[0] && e.RV == sentinel.ResourceVersion })
+				})
+				if diff := cmp.Diff(want, keysOf(inf.GetStore())); diff != "" {
+					t.Errorf("store after the handover (-want +got):\n%s", diff)
+				}
+				if diff := cmp.Diff(storeContents(inf.GetStore()), handlerView(events)); diff != "" {
+					t.Errorf("the handler's view (-store +view):\n%s", diff)
+				}
+				checkNotifications(t, events)
+				for i, e := range events {
+					if e.Kind == "delete" && !slices.ContainsFunc(events[:i], func(prev event) bool { return prev.Key == e.Key && prev.Kind == "add" }) {
+						t.Errorf("call %d, %s: a delete of an object the handler never had", i, e)
+					}
+				}
+			})
 		}
 	}
 }

@@ -17,7 +17,8 @@
 // Writes ([Server.Create], [Server.Update], [Server.Delete]) stamp a
 // monotonically increasing resourceVersion, enforce resourceVersion
 // preconditions (409 Conflict), skip no-op updates, honour finalizers, and
-// deep-copy objects in and out. Lists validate their options as the apiserver
+// deep-copy objects in and out; [Server.AdvanceResourceVersion] moves the
+// resourceVersion as writes to other resources do in a cluster. Lists validate their options as the apiserver
 // does and implement resourceVersion ""/"0"/N with resourceVersionMatch
 // Exact and NotOlderThan, limit/continue pagination over consistent
 // snapshots with remainingItemCount, label selectors, field selectors
@@ -38,9 +39,13 @@
 // Tests inject faults: failing lists and watches ([Server.FailNextLists],
 // [Server.FailNextWatches], [Server.FailNextWatchStreams]), lost events
 // ([Server.DropNextEvents], [WatchStream.DropNextEvents]), hanging streams
-// ([WatchStream.Freeze]), closed streams ([Server.CloseWatchStreams]), list
-// latency ([Server.SetListLatency]), servers that ignore sendInitialEvents
-// or declare streaming lists unsupported ([Options]). They observe the
+// ([WatchStream.Freeze]), closed streams ([Server.CloseWatchStreams]),
+// streams that fail after they opened ([WatchStream.Fail]), expiring
+// continue tokens ([Server.ExpireNextContinues]), list latency
+// ([Server.SetListLatency]), short pages ([Options.MaxPageSize]), servers
+// that ignore sendInitialEvents ([Options], from some point on with
+// [Server.SetIgnoreSendInitialEvents]) or declare streaming lists
+// unsupported ([Options]). They observe the
 // traffic through [Server.Requests] and [Server.WatchStreams].
 //
 // All waiting uses [Options.Clock]: tests drive it with a fake clock from

@@ -11,8 +11,10 @@ type faults struct {
 	watches      failures
 	watchStreams failures
 	// dropEvents is how many upcoming changes no stream receives.
-	dropEvents  int
-	listLatency time.Duration
+	dropEvents int
+	// expireContinues is how many upcoming continued lists fail with 410.
+	expireContinues int
+	listLatency     time.Duration
 }
 
 // failures fails the next n requests with err.
@@ -78,6 +80,41 @@ func (s *Server[T]) DropNextEvents(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.faults.dropEvents = max(n, 0)
+}
+
+// ExpireNextContinues makes the next n lists that carry a continue token
+// fail with 410 Expired, as if the history had been compacted past the
+// snapshot of their first page: the error carries a fresh token that
+// continues from the same key at the current state, as the apiserver's does.
+// Lists without a continue token are not affected and do not count. n <= 0
+// cancels a pending expiry.
+func (s *Server[T]) ExpireNextContinues(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults.expireContinues = max(n, 0)
+}
+
+// takeContinueExpiry reports whether the current continued list is to
+// expire, counting it.
+func (s *Server[T]) takeContinueExpiry() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.faults.expireContinues <= 0 {
+		return false
+	}
+	s.faults.expireContinues--
+	return true
+}
+
+// SetIgnoreSendInitialEvents changes [Options.IgnoreSendInitialEvents] for
+// the watches opened from now on, as a server replaced behind a load
+// balancer or a proxy put in front of it would: true makes them ignore
+// sendInitialEvents and resourceVersionMatch, false honour them again. Open
+// watches are not affected.
+func (s *Server[T]) SetIgnoreSendInitialEvents(ignore bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ignoreInitial = ignore
 }
 
 // SetListLatency makes every later list wait d on the server's clock before

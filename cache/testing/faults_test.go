@@ -173,3 +173,37 @@ func TestSynctest(t *testing.T) {
 		}
 	})
 }
+
+func TestSetIgnoreSendInitialEvents(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := framework.NewServer(framework.Options[*pom]{})
+		defer srv.Close()
+		a := mustCreate(t, srv, object("ns", "a", nil))
+		streaming := metav1.ListOptions{
+			SendInitialEvents: ptr(true), ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, AllowWatchBookmarks: true,
+		}
+		added := event{Type: watch.Added, Key: "ns/a", RV: a.ResourceVersion}
+		end := event{Type: watch.Bookmark, RV: a.ResourceVersion, Ann: map[string]string{metav1.InitialEventsAnnotationKey: "true"}}
+		before := []event{added, end}
+		for _, tc := range []struct {
+			ignore bool
+			want   []event
+		}{
+			{ignore: true, want: []event{added}},
+			{ignore: false, want: []event{added, end}},
+		} {
+			earlier := mustWatch(t, srv, streaming) // opened before the change
+			srv.SetIgnoreSendInitialEvents(tc.ignore)
+			w := mustWatch(t, srv, streaming)
+			expectEvents(t, w, tc.want...)
+			synctest.Wait()
+			select {
+			case e := <-w.ResultChan():
+				t.Fatalf("ignore %v: unexpected %+v", tc.ignore, summarizeEvent(t, e))
+			default:
+			}
+			expectEvents(t, earlier, before...)
+			before = tc.want
+		}
+	})
+}

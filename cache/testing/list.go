@@ -81,6 +81,9 @@ func (s *Server[T]) list(ctx context.Context, namespace string, opts metav1.List
 	if err != nil {
 		return nil, err
 	}
+	if read.fromContinue && s.takeContinueExpiry() {
+		return nil, s.expiredListError(prefix, read)
+	}
 
 	s.mu.Lock()
 	if s.closed {
@@ -163,6 +166,9 @@ func (s *Server[T]) list(ctx context.Context, namespace string, opts metav1.List
 // resourceVersion if needed.
 func (s *Server[T]) planRead(ctx context.Context, prefix string, opts metav1.ListOptions) (listRead, error) {
 	read := listRead{limit: opts.Limit}
+	if s.cfg.maxPageSize > 0 && read.limit > s.cfg.maxPageSize {
+		read.limit = s.cfg.maxPageSize
+	}
 	if opts.Continue != "" {
 		if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
 			return listRead{}, apierrors.NewBadRequest("specifying resource version is not allowed when using continue")

@@ -362,3 +362,64 @@ func TestListTypes(t *testing.T) {
 		}
 	})
 }
+
+func TestExpireNextContinues(t *testing.T) {
+	srv := newServer(t, framework.Options[*pom]{})
+	for _, name := range []string{"a", "b", "c", "d"} {
+		mustCreate(t, srv, object("ns", name, nil))
+	}
+	// Lists without a token do not count.
+	srv.ExpireNextContinues(1)
+	first, token := mustList(t, srv, metav1.ListOptions{Limit: 2})
+	mustCreate(t, srv, object("ns", "bb", nil))
+	_, err := srv.ListWithContext(t.Context(), metav1.ListOptions{Limit: 2, Continue: token})
+	var status apierrors.APIStatus
+	if !apierrors.IsResourceExpired(err) || !errors.As(err, &status) || status.Status().ListMeta.Continue == "" {
+		t.Fatalf("continued list: %v, want 410 with a fresh token", err)
+	}
+	// The fresh token continues from the same key at the current state;
+	// the old one works again once the fault is used up.
+	rest, _ := mustList(t, srv, metav1.ListOptions{Continue: status.Status().ListMeta.Continue})
+	if diff := cmp.Diff(page{Names: []string{"ns/bb", "ns/c", "ns/d"}, RV: srv.ResourceVersion()}, rest); diff != "" {
+		t.Errorf("continuation after %+v (-want +got):\n%s", first, diff)
+	}
+	again, _ := mustList(t, srv, metav1.ListOptions{Limit: 2, Continue: token})
+	if diff := cmp.Diff(page{Names: []string{"ns/c", "ns/d"}, RV: first.RV}, again); diff != "" {
+		t.Errorf("old token after the fault (-want +got):\n%s", diff)
+	}
+	// Disarmed.
+	srv.ExpireNextContinues(3)
+	srv.ExpireNextContinues(0)
+	mustList(t, srv, metav1.ListOptions{Limit: 2, Continue: token})
+}
+
+func TestMaxPageSize(t *testing.T) {
+	srv := newServer(t, framework.Options[*pom]{MaxPageSize: 2})
+	for _, name := range []string{"a", "b", "c", "d", "e"} {
+		mustCreate(t, srv, object("ns", name, nil))
+	}
+	rv := srv.ResourceVersion()
+	for _, tc := range []struct {
+		name string
+		opts metav1.ListOptions
+		want page
+	}{
+		{name: "larger limit", opts: metav1.ListOptions{Limit: 500}, want: page{Names: []string{"ns/a", "ns/b"}, RV: rv, Continue: true, Remaining: ptr[int64](3)}},
+		{name: "smaller limit", opts: metav1.ListOptions{Limit: 1}, want: page{Names: []string{"ns/a"}, RV: rv, Continue: true, Remaining: ptr[int64](4)}},
+		{name: "no limit", want: page{Names: []string{"ns/a", "ns/b", "ns/c", "ns/d", "ns/e"}, RV: rv}},
+		{name: "resourceVersion 0", opts: metav1.ListOptions{Limit: 500, ResourceVersion: "0"}, want: page{Names: []string{"ns/a", "ns/b", "ns/c", "ns/d", "ns/e"}, RV: rv}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, _ := mustList(t, srv, tc.opts)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("page (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// Continued pages are capped too.
+	_, token := mustList(t, srv, metav1.ListOptions{Limit: 500})
+	got, _ := mustList(t, srv, metav1.ListOptions{Limit: 500, Continue: token})
+	if diff := cmp.Diff(page{Names: []string{"ns/c", "ns/d"}, RV: rv, Continue: true, Remaining: ptr[int64](1)}, got); diff != "" {
+		t.Errorf("continued page (-want +got):\n%s", diff)
+	}
+}

@@ -122,6 +122,13 @@ type Options[T runtime.Object] struct {
 	// with a 500 "invalid shard selector: ..." error.
 	IgnoreShardSelector bool
 
+	// MaxPageSize, when positive, caps the number of objects a paginated
+	// list returns per page, whatever larger limit the client asked for, as
+	// API conventions allow a server to do (kube-apiserver returns shorter
+	// pages when selectors filter). Lists without a limit are not
+	// paginated, as on the apiserver. Zero means no cap.
+	MaxPageSize int64
+
 	// WatchListUnsupported makes IsWatchListSemanticsUnSupported report true,
 	// as client-go's fake clientsets do, so that reflectors do not try a
 	// streaming list. Combine with IgnoreSendInitialEvents to imitate such a
@@ -141,9 +148,9 @@ type config[T runtime.Object] struct {
 	bufferSize      int
 	rvTimeout       time.Duration
 	bookmarkEvery   time.Duration
-	ignoreInitial   bool
 	noWatchList     bool
 	ignoreShards    bool
+	maxPageSize     int64
 	validateName    func(name string, prefix bool) []string
 	newEmptyObject  func() runtime.Object
 	typeDescription string
@@ -191,9 +198,12 @@ type Server[T runtime.Object] struct {
 	// inferredGVK is the kind of the first created object that had one.
 	inferredGVK schema.GroupVersionKind
 	faults      faults
-	requests    []Request
-	uidSeq      uint64
-	nameSeq     uint64
+	// ignoreInitial is Options.IgnoreSendInitialEvents, as last set by
+	// SetIgnoreSendInitialEvents.
+	ignoreInitial bool
+	requests      []Request
+	uidSeq        uint64
+	nameSeq       uint64
 }
 
 // initialResourceVersion is the resourceVersion of an empty server, like the
@@ -213,6 +223,7 @@ func NewServer[T runtime.Object](opts Options[T]) *Server[T] {
 		streamsChanged: make(chan struct{}),
 	}
 	s.hist = history{limit: s.cfg.historyLimit, compacted: initialResourceVersion}
+	s.ignoreInitial = opts.IgnoreSendInitialEvents
 	return s
 }
 
@@ -227,9 +238,9 @@ func resolveOptions[T runtime.Object](opts Options[T]) config[T] {
 		bufferSize:    opts.WatchBufferSize,
 		rvTimeout:     opts.ResourceVersionTimeout,
 		bookmarkEvery: opts.BookmarkInterval,
-		ignoreInitial: opts.IgnoreSendInitialEvents,
 		noWatchList:   opts.WatchListUnsupported,
 		ignoreShards:  opts.IgnoreShardSelector,
+		maxPageSize:   opts.MaxPageSize,
 		validateName:  opts.ValidateName,
 	}
 	if c.clock == nil {

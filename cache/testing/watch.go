@@ -46,16 +46,17 @@ func (s *Server[T]) watch(ctx context.Context, namespace string, opts metav1.Lis
 		return nil, err
 	}
 	streamErr := s.faults.watchStreams.take()
+	ignoreInitial := s.ignoreInitial
 	s.mu.Unlock()
 
 	received := opts // as the client sent them, for WatchStream.Options
-	if s.cfg.ignoreInitial {
+	if ignoreInitial {
 		opts.SendInitialEvents = nil
 		opts.ResourceVersionMatch = ""
 	}
 	internal := internalOptions(opts)
 	internal.Watch = true
-	if !s.cfg.ignoreInitial {
+	if !ignoreInitial {
 		internalversion.SetListOptionsDefaults(&internal, true)
 	}
 	if errs := validation.ValidateListOptions(&internal, true); len(errs) > 0 {

@@ -2,9 +2,12 @@ package framework_test
 
 import (
 	"context"
+	"strconv"
 	"testing"
+	"testing/synctest"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
@@ -332,4 +335,38 @@ func TestWatchContextCancelled(t *testing.T) {
 	if n := srv.NumWatchStreams(); n != 0 {
 		t.Errorf("%d open streams after the watch ended", n)
 	}
+}
+
+func TestAdvanceResourceVersion(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := framework.NewServer(framework.Options[*pom]{BookmarkInterval: 10 * time.Second})
+		defer srv.Close()
+		a := mustCreate(t, srv, object("ns", "a", nil))
+		w := mustWatch(t, srv, metav1.ListOptions{ResourceVersion: a.ResourceVersion, AllowWatchBookmarks: true})
+		rv, err := srv.AdvanceResourceVersion()
+		if err != nil {
+			t.Fatal(err)
+		}
+		before, err := strconv.ParseUint(a.ResourceVersion, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := strconv.FormatUint(before+1, 10); rv != want || srv.ResourceVersion() != want {
+			t.Fatalf("AdvanceResourceVersion() = %s, ResourceVersion() = %s, want %s", rv, srv.ResourceVersion(), want)
+		}
+		// No event, but the next bookmark carries the new version; lists
+		// and watches from it work, and nothing changed in between.
+		expectEvents(t, w, event{Type: watch.Bookmark, RV: rv})
+		got, _ := mustList(t, srv, metav1.ListOptions{ResourceVersion: rv, ResourceVersionMatch: metav1.ResourceVersionMatchExact})
+		if diff := cmp.Diff(page{Names: []string{"ns/a"}, RV: rv}, got); diff != "" {
+			t.Errorf("exact list at the new version (-want +got):\n%s", diff)
+		}
+		from := mustWatch(t, srv, metav1.ListOptions{ResourceVersion: a.ResourceVersion})
+		b := mustCreate(t, srv, object("ns", "b", nil))
+		expectEvents(t, from, event{Type: watch.Added, Key: "ns/b", RV: b.ResourceVersion})
+		srv.Close()
+		if _, err := srv.AdvanceResourceVersion(); !apierrors.IsServiceUnavailable(err) {
+			t.Errorf("after Close: %v, want 503", err)
+		}
+	})
 }

@@ -155,6 +155,25 @@ func (w *WatchStream) DropNextEvents(n int) {
 	w.dropNext = max(n, 0)
 }
 
+// Fail ends the stream with an error found after the watch was accepted, as
+// the apiserver does when, say, its watch cache can no longer serve the
+// stream's resourceVersion: the events already queued are sent, then one
+// ERROR event carrying err's status (a 500 Internal Error if err has none,
+// as for [Server.FailNextWatchStreams]), then the result channel closes.
+// Later changes are not sent. A frozen stream sends all of it once thawed.
+// It does nothing on a stream that has ended or was failed already.
+func (w *WatchStream) Fail(err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stopped || w.finishAfterInitial {
+		return
+	}
+	w.initial = append(append(w.initial, w.queue...), errorDelivery(err))
+	w.queue = nil
+	w.finishAfterInitial = true
+	w.signalLocked()
+}
+
 // stop closes stopCh once; the goroutine then exits.
 func (w *WatchStream) stop() {
 	w.stopOnce.Do(func() {

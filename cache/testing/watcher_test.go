@@ -1,9 +1,11 @@
 package framework_test
 
 import (
+	"errors"
 	"testing"
 	"testing/synctest"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
@@ -97,4 +99,48 @@ func TestWatchStreamFaults(t *testing.T) {
 			t.Errorf("%d open streams after CloseWatchStreams", n)
 		}
 	})
+}
+
+func TestWatchStreamFail(t *testing.T) {
+	expired := apierrors.NewResourceExpired("too old resource version")
+	for _, tc := range []struct {
+		name   string
+		err    error
+		frozen bool
+		want   int32
+	}{
+		{name: "status error", err: expired, want: 410},
+		{name: "plain error", err: errors.New("watch cache reinitialized"), want: 500},
+		{name: "frozen stream", err: expired, frozen: true, want: 410},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv := framework.NewServer(framework.Options[*pom]{})
+				defer srv.Close()
+				w := mustWatch(t, srv, metav1.ListOptions{ResourceVersion: srv.ResourceVersion()})
+				stream := srv.WatchStreams()[0]
+				if tc.frozen {
+					stream.Freeze()
+				}
+				a := mustCreate(t, srv, object("ns", "a", nil))
+				stream.Fail(tc.err)
+				stream.Fail(errors.New("second failure"))  // ignored
+				mustCreate(t, srv, object("ns", "b", nil)) // not sent
+				if tc.frozen {
+					synctest.Wait()
+					stream.Thaw()
+				}
+				// Queued events first, then the error, then the end.
+				expectEvents(t, w,
+					event{Type: watch.Added, Key: "ns/a", RV: a.ResourceVersion},
+					event{Type: watch.Error, Code: tc.want})
+				expectClosed(t, w)
+				synctest.Wait()
+				if n := srv.NumWatchStreams(); n != 0 {
+					t.Errorf("%d open streams after a failed one closed", n)
+				}
+				stream.Fail(tc.err) // on an ended stream: nothing
+			})
+		})
+	}
 }

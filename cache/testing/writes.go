@@ -231,6 +231,25 @@ func (s *Server[T]) Compact() {
 	s.hist.compact(s.rv)
 }
 
+// AdvanceResourceVersion moves the server's resourceVersion one step
+// without changing any object, as writes to other resources advance the etcd
+// revision that a real cluster's resourceVersions come from, and returns the
+// new resourceVersion. Lists report it; open watches that allow bookmarks
+// learn it from their next periodic bookmark, so that a client can see its
+// last synced resourceVersion catch up with the server's without a change to
+// the objects it watches. Errors: 503 once the server is closed.
+func (s *Server[T]) AdvanceResourceVersion() (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return "", errClosed()
+	}
+	s.rv++
+	close(s.rvChanged)
+	s.rvChanged = make(chan struct{})
+	return formatRV(s.rv), nil
+}
+
 // commitLocked applies c to the current state, records it and sends it to
 // the watch streams.
 func (s *Server[T]) commitLocked(c change) {
