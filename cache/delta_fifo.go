@@ -74,13 +74,49 @@ type DeltaFIFO struct {
 	firstDelta []uint64
 	// appended counts the deltas appended so far. guarded by mu.
 	appended uint64
+	// itemsPresized is set while items is a map sized for a relist, to be
+	// let go once the queue drains. guarded by mu.
+	itemsPresized bool
+
+	// bulk, when not nil, is all the FIFO holds: queue is then empty. See
+	// deltaBulk. guarded by mu.
+	bulk *deltaBulk
+	// takesBulks is set (before use) when the consumer pops with
+	// popBatchKeyed, which takes a bulk in one go: only then does a Replace
+	// or Resync of an empty FIFO queue a bulk.
+	takesBulks bool
 
 	emitDeltaTypeReplaced bool
+}
+
+// deltaBulk is a Replace or a Resync of an empty FIFO, kept as one item
+// instead of a key per object, so that the informer's consumer (see
+// popBatchKeyed) can process it in one go: it writes a Replace's objects to
+// its store in one step, and hands a Resync's objects to the handler from
+// the store. A bulk stands for exactly the deltas the per-key path would
+// have queued: a Replace's delta per listed object, in list order, then the
+// tombstones of the known keys that were not listed; a Resync's Sync delta
+// per known object. Anything else done to the FIFO while a bulk is pending
+// (a write, a Pop, another Replace or Resync) first expands it into those
+// per-key items (expandBulkLocked). A Resync's objects are read from the
+// known objects when the bulk is processed or expanded, so these must not
+// change meanwhile; an informer's store does not: only processing writes it.
+type deltaBulk struct {
+	// keys and deltas are a Replace's: deltas[i] is the delta of keys[i]. A
+	// key the list repeats has a delta per occurrence.
+	keys   []string
+	deltas []Delta
+	// resync marks a Resync, of every known object; keys and deltas are
+	// empty.
+	resync bool
+	// first is the number of the bulk's first delta (see firstDelta).
+	first uint64
 }
 
 var (
 	_ Queue             = (*DeltaFIFO)(nil)
 	_ keyedQueue        = (*DeltaFIFO)(nil)
+	_ keyedBatchQueue   = (*DeltaFIFO)(nil)
 	_ TransformingStore = (*DeltaFIFO)(nil)
 	_ DoneChecker       = (*DeltaFIFO)(nil)
 	_ progressQueue     = (*DeltaFIFO)(nil)
@@ -156,8 +192,10 @@ func (f *DeltaFIFO) Delete(obj any) error {
 }
 
 // admitsLocked drops the deletion of a key the FIFO knows nothing about (see
-// Delete). It implements deltaLog.
+// Delete). It implements deltaLog; as every write asks it first, it first
+// expands a pending bulk, to which the write comes after.
 func (f *DeltaFIFO) admitsLocked(t DeltaType, key string) bool {
+	f.expandBulkLocked()
 	if t != Deleted {
 		return true
 	}
@@ -171,8 +209,12 @@ func (f *DeltaFIFO) admitsLocked(t DeltaType, key string) bool {
 	return known || err != nil
 }
 
-// lenLocked returns the number of queued keys. It implements deltaLog.
+// lenLocked returns the number of queued keys, a pending bulk counting as
+// one. It implements deltaLog.
 func (f *DeltaFIFO) lenLocked() int {
+	if f.bulk != nil {
+		return 1
+	}
 	return len(f.queue)
 }
 
@@ -224,13 +266,19 @@ func (f *DeltaFIFO) Replace(list []any, resourceVersion string) error {
 	if err != nil {
 		return err
 	}
+	f.expandBulkLocked()
+	if f.takesBulks && len(f.queue) == 0 {
+		f.replaceBulkLocked(action, keys, objs)
+		return nil
+	}
 	listed := make(map[string]struct{}, len(keys))
 	for _, key := range keys {
 		listed[key] = struct{}{}
 	}
 
-	if len(f.items) == 0 {
+	if len(f.items) == 0 && len(listed) > maxReusedQueueCap {
 		f.items = make(map[string]Deltas, len(listed)) // spare a relist the rehashing
+		f.itemsPresized = true
 	}
 	f.queue = slices.Grow(f.queue, len(listed))
 	f.firstDelta = slices.Grow(f.firstDelta, len(listed))
@@ -273,14 +321,98 @@ func (f *DeltaFIFO) Replace(list []any, resourceVersion string) error {
 	return nil
 }
 
+// replaceBulkLocked queues, as a bulk, what Replace of keys and objs queues
+// in an empty FIFO: a delta of type action per object, then the tombstones of
+// the known keys that are not listed.
+func (f *DeltaFIFO) replaceBulkLocked(action DeltaType, keys []string, objs []any) {
+	deltas := make([]Delta, len(keys))
+	for i, obj := range objs {
+		deltas[i] = Delta{Type: action, Object: obj}
+	}
+	if f.knownObjects != nil {
+		var listed map[string]struct{} // made on the first known key
+		kept := func(key string) bool {
+			if listed == nil {
+				listed = make(map[string]struct{}, len(keys))
+				for _, key := range keys {
+					listed[key] = struct{}{}
+				}
+			}
+			_, ok := listed[key]
+			return ok
+		}
+		for tomb := range vanishedTombstones(f.logger, f.knownObjects, kept) {
+			keys = append(keys, tomb.Key)
+			deltas = append(deltas, Delta{Type: Deleted, Object: tomb})
+		}
+	}
+	if len(keys) > 0 {
+		f.bulk = &deltaBulk{keys: keys, deltas: deltas, first: f.appended + 1}
+		f.appended += uint64(len(keys))
+		f.cond.Broadcast()
+	}
+	f.sync.replaced(len(keys))
+}
+
+// expandBulkLocked turns a pending bulk into the per-key items it stands
+// for.
+func (f *DeltaFIFO) expandBulkLocked() {
+	b := f.bulk
+	if b == nil {
+		return
+	}
+	f.bulk = nil
+	if b.resync {
+		f.resyncKnownLocked()
+		return
+	}
+	if len(b.keys) > maxReusedQueueCap {
+		f.items = make(map[string]Deltas, len(b.keys))
+		f.itemsPresized = true
+	}
+	f.queue = slices.Grow(f.queue, len(b.keys))
+	f.firstDelta = slices.Grow(f.firstDelta, len(b.keys))
+	appended := f.appended
+	f.appended = b.first - 1 // appendLocked numbers the deltas again
+	for i, key := range b.keys {
+		f.appendLocked(key, b.deltas[i])
+	}
+	f.appended = appended
+	if repeated := len(b.keys) - len(f.queue); repeated > 0 && f.sync.remaining > 0 {
+		// A key the list repeated is one item, not one per delta.
+		f.sync.remaining -= repeated
+		f.sync.check()
+	}
+}
+
 // Resync queues a [Sync] delta with the known object for every known key that
 // has nothing queued; queued keys are skipped because their pending deltas are
 // newer than the known object. Without known objects it does nothing. A key
 // whose lookup fails or misses is logged and skipped; key errors are returned
-// (joined) after every other key has been resynced.
+// (joined) after every other key has been resynced. (A Resync of an empty
+// FIFO whose consumer takes bulks queues a bulk instead: it syncs every
+// known object.)
 func (f *DeltaFIFO) Resync() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.takesBulks && f.bulk == nil && len(f.queue) == 0 && knowsAny(f.knownObjects) {
+		f.bulk = &deltaBulk{resync: true, first: f.appended + 1}
+		f.cond.Broadcast()
+		return nil
+	}
+	f.expandBulkLocked()
+	return f.resyncKnownLocked()
+}
+
+// knowsAny reports whether known can tell cheaply that it holds an object,
+// as the stores of this package can, and does.
+func knowsAny(known KeyListerGetter) bool {
+	counted, ok := known.(interface{ len() int })
+	return ok && counted.len() > 0
+}
+
+// resyncKnownLocked is Resync of the per-key items.
+func (f *DeltaFIFO) resyncKnownLocked() error {
 	return f.resyncLocked(func(key string) bool {
 		_, queued := f.items[key]
 		return queued
@@ -303,15 +435,62 @@ func (f *DeltaFIFO) Pop(process PopProcessFunc) (any, error) {
 	return f.pop(process)
 }
 
-// popLocked removes the oldest key and returns it with its deltas. It
-// implements deltaLog.
-func (f *DeltaFIFO) popLocked() (string, Deltas) {
-	key := f.queue[0]
+// popLocked removes the oldest key and returns it with its deltas, after
+// expanding a pending bulk; ok is false if that left nothing (a resync bulk
+// whose known objects all failed to be looked up). It implements deltaLog.
+func (f *DeltaFIFO) popLocked() (key string, deltas Deltas, ok bool) {
+	f.expandBulkLocked()
+	if len(f.queue) == 0 {
+		return "", nil, false
+	}
+	key = f.queue[0]
 	f.queue = dropFront(f.queue, 1)
 	f.firstDelta = dropFront(f.firstDelta, 1)
-	deltas := f.items[key]
+	deltas = f.items[key]
 	delete(f.items, key)
-	return key, deltas
+	if len(f.queue) == 0 && f.itemsPresized {
+		// Go maps do not shrink: let a map sized for a relist go.
+		f.items = map[string]Deltas{}
+		f.itemsPresized = false
+	}
+	return key, deltas, true
+}
+
+// popBatchKeyed is popKeyed, except that a pending bulk goes to the consumer
+// in one go: a Replace's deltas to processBatch (with their keys, distinct
+// unless the list repeated one), a Resync to processSingle as one [SyncAll]
+// delta, with no key. The bulk of the first Replace counts as processed, for
+// HasSynced, once processBatch returns. It implements keyedBatchQueue.
+func (f *DeltaFIFO) popBatchKeyed(processBatch keyedBatchFunc, processSingle keyedProcessFunc) error {
+	if processBatch == nil || processSingle == nil {
+		return errNilProcessFunc
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for {
+		if err := f.waitLocked(f.lenLocked); err != nil {
+			return err
+		}
+		b := f.bulk
+		if b == nil {
+			if popped, err := f.popOneLocked(processSingle); popped {
+				return err
+			}
+			continue
+		}
+		f.bulk = nil
+		isInInitialList := !f.sync.synced()
+		if b.resync {
+			return f.processLocked(1, "", func() error {
+				return processSingle("", Deltas{{Type: SyncAll, Object: SyncAllInfo{}}}, isInInitialList)
+			})
+		}
+		n := len(b.keys)
+		defer f.processedLocked(f.sync.taking(n), n) // arguments evaluated now, counted after processBatch
+		return f.processLocked(n, b.keys[0], func() error {
+			return processBatch(b.keys, b.deltas, isInInitialList)
+		})
+	}
 }
 
 // progress implements progressQueue. Pop processes with the lock held, so no
@@ -319,7 +498,10 @@ func (f *DeltaFIFO) popLocked() (string, Deltas) {
 func (f *DeltaFIFO) progress() (queued, applied uint64) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if len(f.firstDelta) == 0 {
+	switch {
+	case f.bulk != nil:
+		return f.appended, f.bulk.first - 1
+	case len(f.firstDelta) == 0:
 		return f.appended, f.appended
 	}
 	return f.appended, f.firstDelta[0] - 1

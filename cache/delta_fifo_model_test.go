@@ -196,6 +196,10 @@ func runDeltaFIFOModel(t *testing.T, data []byte) {
 		opts.Transformer = markTransform
 	}
 	f := NewDeltaFIFOWithOptions(opts)
+	// With bit 128, the FIFO queues bulks, as an informer's does, and is
+	// popped with popBatchKeyed.
+	bulks := cfg&128 != 0
+	f.takesBulks = bulks
 	process := func(obj any, _ bool) error {
 		if known != nil {
 			known.apply(obj.(Deltas))
@@ -211,8 +215,108 @@ func runDeltaFIFOModel(t *testing.T, data []byte) {
 			t.Fatalf("step %d %s: HasSynced() = %v, model says %v", step, what, got, want)
 		}
 	}
+	// samePop fails unless a pop got what the model pops.
+	samePop := func(step int, got any, gotInitial bool, want Deltas, wantInitial bool) {
+		t.Helper()
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("step %d: popped deltas (-model +got):\n%s", step, diff)
+		}
+		if gotInitial != wantInitial {
+			t.Fatalf("step %d: isInInitialList = %v, model says %v", step, gotInitial, wantInitial)
+		}
+	}
+	comparePopBulk := func(step int) {
+		t.Helper()
+		f.mu.Lock()
+		pending := f.bulk != nil || len(f.queue) > 0
+		f.mu.Unlock()
+		if len(m.keys) == 0 && !pending {
+			if !m.closed {
+				return // the pop would block
+			}
+			if err := f.popBatchKeyed(
+				func([]string, []Delta, bool) error { t.Fatalf("step %d: a batch from an empty FIFO", step); return nil },
+				func(string, Deltas, bool) error { t.Fatalf("step %d: an item from an empty FIFO", step); return nil },
+			); !errors.Is(err, ErrFIFOClosed) {
+				t.Fatalf("step %d: popBatchKeyed on a closed empty FIFO = %v", step, err)
+			}
+			return
+		}
+		var batchKeys []string
+		var batch, single Deltas
+		var gotInitial bool
+		err := f.popBatchKeyed(
+			func(keys []string, deltas []Delta, initial bool) error {
+				batchKeys, batch, gotInitial = keys, deltas, initial
+				if known != nil {
+					for _, d := range deltas {
+						known.apply([]Delta{d})
+					}
+				}
+				return nil
+			},
+			func(_ string, deltas Deltas, initial bool) error {
+				single, gotInitial = deltas, initial
+				return process(deltas, initial)
+			},
+		)
+		if err != nil {
+			t.Fatalf("step %d: popBatchKeyed: %v", step, err)
+		}
+		switch {
+		case batch != nil:
+			// The per-key items of the batch, keys in first-occurrence
+			// order, are what the model pops.
+			var order []string
+			byKey := map[string]Deltas{}
+			for i, key := range batchKeys {
+				if _, seen := byKey[key]; !seen {
+					order = append(order, key)
+				}
+				byKey[key] = append(byKey[key], batch[i])
+			}
+			for i, key := range order {
+				wantDeltas, wantInitial, ok := m.pop()
+				if !ok {
+					t.Fatalf("step %d: the batch holds %v, the model nothing more", step, key)
+				}
+				if diff := cmp.Diff(wantDeltas, byKey[key]); diff != "" {
+					t.Fatalf("step %d: batch deltas of %s (-model +got):\n%s", step, key, diff)
+				}
+				if i == 0 && gotInitial != wantInitial {
+					t.Fatalf("step %d: isInInitialList = %v, model says %v", step, gotInitial, wantInitial)
+				}
+			}
+		case len(single) == 1 && single[0].Type == SyncAll:
+			// A resync of everything: the model has queued a Sync of every
+			// known object it could look up, and nothing else.
+			for len(m.keys) > 0 {
+				d, _, _ := m.pop()
+				if len(d) != 1 || d[0].Type != Sync {
+					t.Fatalf("step %d: SyncAll popped where the model pops %v", step, d)
+				}
+			}
+		default:
+			wantDeltas, wantInitial, ok := m.pop()
+			if !ok {
+				t.Fatalf("step %d: popped %v, the model is empty", step, single)
+			}
+			samePop(step, single, gotInitial, wantDeltas, wantInitial)
+		}
+		check(step, "popBatchKeyed", nil, nil)
+	}
 	comparePop := func(step int) {
 		t.Helper()
+		if bulks && step%2 == 0 {
+			comparePopBulk(step)
+			return
+		}
+		if bulks {
+			// Pop expands a pending bulk; the checks below count keys.
+			f.mu.Lock()
+			f.expandBulkLocked()
+			f.mu.Unlock()
+		}
 		wantDeltas, wantInitial, ok := m.pop()
 		if !ok {
 			if got := deltaFIFOLen(f); got != 0 {
@@ -238,12 +342,7 @@ func runDeltaFIFOModel(t *testing.T, data []byte) {
 		if err != nil {
 			t.Fatalf("step %d: Pop: %v", step, err)
 		}
-		if diff := cmp.Diff(wantDeltas, item); diff != "" {
-			t.Fatalf("step %d: popped deltas (-model +got):\n%s", step, diff)
-		}
-		if gotInitial != wantInitial {
-			t.Fatalf("step %d: isInInitialList = %v, model says %v", step, gotInitial, wantInitial)
-		}
+		samePop(step, item, gotInitial, wantDeltas, wantInitial)
 		check(step, "Pop", nil, nil)
 	}
 
@@ -279,6 +378,15 @@ func runDeltaFIFOModel(t *testing.T, data []byte) {
 			bad := []any{"junk", nil, qobj("bad", strconv.Itoa(rv))}[int(arg)%3]
 			check(step, "Add(bad)", f.Add(bad), m.write(Added, bad))
 		case 10:
+			if bulks {
+				// A pending resync bulk reads the known objects when it
+				// is expanded or popped (in an informer nothing else
+				// changes them meanwhile): expand it before a lookup
+				// starts or stops failing.
+				f.mu.Lock()
+				f.expandBulkLocked()
+				f.mu.Unlock()
+			}
 			if known != nil {
 				known.setFailing(qkey(name), !m.failing[qkey(name)])
 				m.failing[qkey(name)] = !m.failing[qkey(name)]
@@ -289,6 +397,10 @@ func runDeltaFIFOModel(t *testing.T, data []byte) {
 	m.closed = true
 	for step := 0; len(m.keys) > 0; step++ {
 		comparePop(1000 + step)
+	}
+	if bulks {
+		comparePopBulk(2000) // a resync of objects the model could not look up, if pending
+		comparePopBulk(2002)
 	}
 	comparePop(2000) // closed and empty
 }

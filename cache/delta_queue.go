@@ -26,8 +26,9 @@ type deltaLog interface {
 	// lenLocked returns how many items Pop can take.
 	lenLocked() int
 	// popLocked removes the next item: the deltas of one key, oldest
-	// first, and that key. Only called when lenLocked is positive.
-	popLocked() (key string, deltas Deltas)
+	// first, and that key. Only called when lenLocked is positive; ok is
+	// false if there turned out to be nothing to pop.
+	popLocked() (key string, deltas Deltas, ok bool)
 }
 
 // deltaQueue is the pipeline that [DeltaFIFO] and [RealFIFO] share, in one
@@ -229,14 +230,27 @@ func (q *deltaQueue) popKeyed(process keyedProcessFunc) error {
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if err := q.waitLocked(q.log.lenLocked); err != nil {
-		return err
+	for {
+		if err := q.waitLocked(q.log.lenLocked); err != nil {
+			return err
+		}
+		if popped, err := q.popOneLocked(process); popped {
+			return err
+		}
 	}
+}
+
+// popOneLocked pops the next item, as popKeyed does once it is there, and
+// reports whether there was one.
+func (q *deltaQueue) popOneLocked(process keyedProcessFunc) (popped bool, err error) {
 	isInInitialList := !q.sync.synced()
-	key, deltas := q.log.popLocked()
+	key, deltas, ok := q.log.popLocked()
+	if !ok {
+		return false, nil
+	}
 	defer q.processedLocked(q.sync.taking(1), 1) // arguments evaluated now, counted after process
 
-	return q.processLocked(1, key, func() error {
+	return true, q.processLocked(1, key, func() error {
 		return process(key, deltas, isInInitialList)
 	})
 }

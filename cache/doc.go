@@ -63,9 +63,13 @@
 //     are processed together, so each handler sees the changes of an object in
 //     order, but changes of different objects not necessarily in watch order.
 //     A deletion of an object that was never stored and is not queued is
-//     dropped, and consecutive deletions collapse into one. A relist is
-//     processed object by object: adds and updates in list order, then
+//     dropped, and consecutive deletions collapse into one. Handlers get a
+//     relist as adds and updates in list order, then
 //     [DeletedFinalStateUnknown] tombstones for the objects that disappeared.
+//     A relist that finds no change queued (the initial list always does)
+//     writes the whole list to the store in one step before the handlers
+//     hear of it; one that finds changes queued is processed object by
+//     object. Likewise a resync that finds nothing queued is one step.
 //     Bookmarks do not reach the store.
 //   - InOrder true (client-go v0.37.2's default): a [RealFIFO] with atomic
 //     events. Every watch event is processed on its own, in watch order,

@@ -154,253 +154,363 @@ func (s *indexSet) compute(key string, obj any, from int, dst [][]string) ([][]s
 	return dst, nil
 }
 
-// storeIndex maintains the indexes of a keyed collection. It is pure
-// bookkeeping: callers serialize access (the store lock) and compute indexed
-// values beforehand with [indexSet.compute], so no method here can fail
-// half-way.
+// storeIndex maintains the indexes of the objects of an [objectTable], by
+// id. It is pure bookkeeping: callers serialize access (the store lock) and
+// compute indexed values beforehand with [indexSet.compute], so no method
+// here can fail half-way.
 type storeIndex struct {
-	// set lists the index functions that indices reflects.
+	// set lists the index functions that buckets reflects.
 	set *indexSet
-	// indices maps an index name to its index, for every name in set. A
-	// value with no key left is removed, so indexes do not grow with the
-	// history of short-lived values.
-	indices Indices
-	// values maps a key to the values it is indexed under. A key indexed
-	// under no value at all has no entry. Keeping the values makes removal
-	// independent of the index functions: it never fails, and stays exact
-	// even if an index function is not deterministic or a stored object was
-	// mutated in place.
-	values map[string]keyValues
+	// buckets[pos] maps each value of the index at position pos to the
+	// ids indexed under it. A value with no id left is removed, so indexes
+	// do not grow with the history of short-lived values.
+	buckets []map[string]*indexBucket
+	// refs[id] lists the buckets id is in; nil (or beyond the end) for
+	// none. Keeping them makes removal independent of the index
+	// functions: it never fails, and stays exact even if an index function
+	// is not deterministic or a stored object was mutated in place.
+	refs []*bucketList
 }
 
-// keyValues is a copy of the values of one key, for every index of a set, in
-// as few allocations as possible.
-type keyValues struct {
-	// flat holds the values of every index, in index order.
-	flat []string
-	// ends[i] is where the values of index i end in flat. It is nil in the
-	// common case where every index has exactly one value: flat[i] is then
-	// the value of index i.
+// indexBucket is one value of an index and the ids indexed under it.
+type indexBucket struct {
+	value string
+	ids   idSet
+	// alone is the bucketList of an id that is in this bucket and in no
+	// other: with one index and one value per object, the common case,
+	// every id shares its bucket's list instead of allocating one.
+	alone *bucketList
+}
+
+// bucketList is the buckets one id is in, for every index of a set, in
+// index order. It is immutable once built, so that ids can share one.
+type bucketList struct {
+	buckets []*indexBucket
+	// ends[pos] is where the buckets of index pos end in buckets. It is
+	// nil when every index has exactly one bucket: buckets[pos] is then
+	// the bucket of index pos.
 	ends []int32
 }
 
-// at returns the values of the index at position pos. The result must not be
-// modified.
-func (kv keyValues) at(pos int) []string {
+// at returns the buckets of the index at position pos.
+func (l *bucketList) at(pos int) []*indexBucket {
 	switch {
-	case kv.flat == nil:
+	case l == nil:
 		return nil
-	case kv.ends == nil:
-		return kv.flat[pos : pos+1 : pos+1]
+	case l.ends == nil:
+		return l.buckets[pos : pos+1 : pos+1]
 	}
 	start := int32(0)
 	if pos > 0 {
-		start = kv.ends[pos-1]
+		start = l.ends[pos-1]
 	}
-	return kv.flat[start:kv.ends[pos]:kv.ends[pos]]
+	return l.buckets[start:l.ends[pos]:l.ends[pos]]
 }
 
-// newKeyValues copies values, which holds the values of each index of a set.
-// ok is false when there is no value at all.
-func newKeyValues(values [][]string) (kv keyValues, ok bool) {
+// newStoreIndex returns an empty index maintained for set, with room for n
+// ids.
+func newStoreIndex(set *indexSet, n int) *storeIndex {
+	i := &storeIndex{set: set, buckets: make([]map[string]*indexBucket, len(set.names))}
+	for pos := range i.buckets {
+		i.buckets[pos] = map[string]*indexBucket{}
+	}
+	if len(set.names) > 0 && n > 0 {
+		i.refs = make([]*bucketList, 0, n)
+	}
+	return i
+}
+
+// bucket returns the bucket of value in the index at pos, creating it.
+func (i *storeIndex) bucket(pos int, value string) *indexBucket {
+	b, ok := i.buckets[pos][value]
+	if !ok {
+		b = &indexBucket{value: value}
+		i.buckets[pos][value] = b
+	}
+	return b
+}
+
+// reserve makes room for the ids of n objects.
+func (i *storeIndex) reserve(n int) {
+	if len(i.set.names) > 0 && n > len(i.refs) {
+		i.refs = slices.Grow(i.refs, n-len(i.refs))
+	}
+}
+
+// listOf returns the buckets id is in.
+func (i *storeIndex) listOf(id uint32) *bucketList {
+	if int(id) < len(i.refs) {
+		return i.refs[id]
+	}
+	return nil
+}
+
+// update makes id indexed under newValues, which holds one entry per index
+// of i.set (a nil newValues means no value at all, as for a deleted id).
+// Buckets that stay the same are not touched.
+func (i *storeIndex) update(id uint32, newValues [][]string) {
+	if len(i.set.names) == 0 {
+		return
+	}
+	old := i.listOf(id)
+	if old != nil && newValues != nil && old.holds(newValues) {
+		return
+	}
+	var list *bucketList
+	if newValues != nil {
+		list = i.listFor(newValues)
+	}
+	if list != nil {
+		for _, b := range list.buckets {
+			b.ids.add(id)
+		}
+	}
+	if old != nil {
+		for pos := range i.set.names {
+			var keep []*indexBucket
+			if list != nil {
+				keep = list.at(pos)
+			}
+			for _, b := range old.at(pos) {
+				if !containsBucket(keep, b) {
+					i.drop(pos, b, id)
+				}
+			}
+		}
+	}
+	i.setList(id, list)
+}
+
+// containsBucket reports whether list holds b.
+func containsBucket(list []*indexBucket, b *indexBucket) bool {
+	for _, c := range list {
+		if c == b {
+			return true
+		}
+	}
+	return false
+}
+
+// drop removes id from b, the bucket of the index at pos, and forgets the
+// bucket once empty.
+func (i *storeIndex) drop(pos int, b *indexBucket, id uint32) {
+	b.ids.remove(id)
+	if b.ids.len() == 0 && i.buckets[pos][b.value] == b {
+		delete(i.buckets[pos], b.value)
+	}
+}
+
+// setList records list as id's.
+func (i *storeIndex) setList(id uint32, list *bucketList) {
+	if int(id) >= len(i.refs) {
+		if list == nil {
+			return
+		}
+		i.refs = append(i.refs, make([]*bucketList, int(id)+1-len(i.refs))...)
+	}
+	i.refs[id] = list
+}
+
+// remove forgets id.
+func (i *storeIndex) remove(id uint32) {
+	i.update(id, nil)
+}
+
+// holds reports whether l is exactly the buckets of values, one entry per
+// index, each a set of values (duplicates count once).
+func (l *bucketList) holds(values [][]string) bool {
+	if l.ends == nil {
+		for pos, v := range values {
+			if len(v) != 1 || l.buckets[pos].value != v[0] {
+				if !sameValues(l.at(pos), v) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	for pos, v := range values {
+		if !sameValues(l.at(pos), v) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameValues reports whether values, as a set, are the values of buckets.
+func sameValues(buckets []*indexBucket, values []string) bool {
+	if len(buckets)*len(values) > 64 {
+		have := make(map[string]struct{}, len(buckets))
+		for _, b := range buckets {
+			have[b.value] = struct{}{}
+		}
+		want := make(map[string]struct{}, len(values))
+		for _, v := range values {
+			if _, ok := have[v]; !ok {
+				return false
+			}
+			want[v] = struct{}{}
+		}
+		return len(want) == len(have)
+	}
+	for _, v := range values {
+		found := false
+		for _, b := range buckets {
+			if b.value == v {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	// Every value is a bucket's; every bucket must be a value's.
+	for _, b := range buckets {
+		if !slices.Contains(values, b.value) {
+			return false
+		}
+	}
+	return true
+}
+
+// listFor returns the bucket list of values (one entry per index),
+// creating missing buckets; nil when there is no value at all.
+func (i *storeIndex) listFor(values [][]string) *bucketList {
 	total, single := 0, true
 	for _, v := range values {
 		total += len(v)
 		single = single && len(v) == 1
 	}
-	if total == 0 {
-		return keyValues{}, false
+	switch {
+	case total == 0:
+		return nil
+	case single && len(values) == 1:
+		b := i.bucket(0, values[0][0])
+		if b.alone == nil {
+			b.alone = &bucketList{buckets: []*indexBucket{b}}
+		}
+		return b.alone
 	}
-	kv.flat = make([]string, 0, total)
+	l := &bucketList{buckets: make([]*indexBucket, 0, total)}
 	if single {
-		for _, v := range values {
-			kv.flat = append(kv.flat, v[0])
+		for pos, v := range values {
+			l.buckets = append(l.buckets, i.bucket(pos, v[0]))
 		}
-		return kv, true
+		return l
 	}
-	kv.ends = make([]int32, len(values))
-	for pos, v := range values {
-		kv.flat = append(kv.flat, v...)
-		kv.ends[pos] = int32(len(kv.flat))
-	}
-	return kv, true
-}
-
-// newStoreIndex returns an empty index maintained for set.
-func newStoreIndex(set *indexSet) *storeIndex {
-	i := &storeIndex{set: set, indices: make(Indices, len(set.names))}
-	for _, name := range set.names {
-		i.indices[name] = index{}
-	}
-	if len(set.names) > 0 {
-		i.values = map[string]keyValues{}
-	}
-	return i
-}
-
-// update makes key indexed under newValues, which holds one entry per index
-// of i.set (a nil newValues means no value at all, as for a deleted key).
-// Index entries that stay the same are not touched.
-func (i *storeIndex) update(key string, newValues [][]string) {
-	if len(i.set.names) == 0 {
-		return
-	}
-	old := i.values[key]
-	changed := false
-	for pos, name := range i.set.names {
-		before := old.at(pos)
-		var after []string
-		if newValues != nil {
-			after = newValues[pos]
-		}
-		if slices.Equal(before, after) {
-			continue
-		}
-		changed = true
-		idx := i.indices[name]
-		if len(before)*len(after) > 64 {
-			i.updateLarge(idx, key, before, after)
-			continue
-		}
-		for _, v := range before {
-			if !slices.Contains(after, v) {
-				removeKey(idx, v, key)
+	l.ends = make([]int32, len(values))
+	for pos, vs := range values {
+		start := len(l.buckets)
+		for _, v := range vs {
+			b := i.bucket(pos, v)
+			if !containsBucket(l.buckets[start:], b) { // duplicates count once
+				l.buckets = append(l.buckets, b)
 			}
 		}
-		for _, v := range after {
-			if !slices.Contains(before, v) {
-				addKey(idx, v, key)
-			}
-		}
+		l.ends[pos] = int32(len(l.buckets))
 	}
-	if changed {
-		i.keep(key, newValues)
-	}
-}
-
-// updateLarge is the part of update for one index when both value lists are
-// long: it compares them as sets instead of by linear search.
-func (i *storeIndex) updateLarge(idx index, key string, before, after []string) {
-	beforeSet, afterSet := sets.New(before...), sets.New(after...)
-	for v := range beforeSet {
-		if !afterSet.Has(v) {
-			removeKey(idx, v, key)
-		}
-	}
-	for v := range afterSet {
-		if !beforeSet.Has(v) {
-			addKey(idx, v, key)
-		}
-	}
-}
-
-// keep records a copy of the values of key, or forgets key when it has none.
-func (i *storeIndex) keep(key string, values [][]string) {
-	if kv, ok := newKeyValues(values); ok {
-		i.values[key] = kv
-	} else {
-		delete(i.values, key)
-	}
+	return l
 }
 
 // extend starts maintaining the indexes of set, which must be i.set followed
-// by more indexes. added maps keys to their values for the added indexes
-// (position len(i.set.names) on); keys without values may be left out.
-func (i *storeIndex) extend(set *indexSet, added map[string][][]string) {
+// by more indexes. added maps ids to their values for the added indexes
+// (position len(i.set.names) on); ids without values may be left out.
+func (i *storeIndex) extend(set *indexSet, added map[uint32][][]string) {
 	first := len(i.set.names)
-	for _, name := range set.names[first:] {
-		i.indices[name] = index{}
+	for range set.names[first:] {
+		i.buckets = append(i.buckets, map[string]*indexBucket{})
 	}
-	if i.values == nil {
-		i.values = make(map[string]keyValues, len(added))
+	old := i.set
+	i.set = set
+	ids := make(map[uint32]struct{}, len(i.refs)+len(added))
+	for id, l := range i.refs {
+		if l != nil {
+			ids[uint32(id)] = struct{}{}
+		}
 	}
-	// Re-lay the values of every key for the larger set.
-	keys := make(map[string]struct{}, len(i.values)+len(added))
-	for key := range i.values {
-		keys[key] = struct{}{}
-	}
-	for key := range added {
-		keys[key] = struct{}{}
+	for id := range added {
+		ids[id] = struct{}{}
 	}
 	all := make([][]string, len(set.names))
-	for key := range keys {
-		old := i.values[key]
-		for pos := range first {
-			all[pos] = old.at(pos)
+	for id := range ids {
+		l := i.listOf(id)
+		for pos := range old.names {
+			all[pos] = all[pos][:0]
+			for _, b := range l.at(pos) {
+				all[pos] = append(all[pos], b.value)
+			}
 		}
-		newValues := added[key]
+		newValues := added[id]
 		for pos := first; pos < len(set.names); pos++ {
 			all[pos] = nil
 			if newValues != nil {
 				all[pos] = newValues[pos-first]
 			}
-			name := set.names[pos]
-			for _, v := range all[pos] {
-				addKey(i.indices[name], v, key)
+		}
+		list := i.listFor(all)
+		if list != nil {
+			for _, b := range list.buckets {
+				b.ids.add(id)
 			}
 		}
-		i.keep(key, all)
+		i.setList(id, list)
 	}
-	i.set = set
 }
 
-// keysByValue returns the keys indexed under value in the named index. The set
-// is owned by the index: read it only while holding the store lock.
-func (i *storeIndex) keysByValue(name, value string) (sets.Set[string], error) {
-	idx, ok := i.indices[name]
+// bucketOf returns the bucket of value in the named index: nil when no id
+// has the value. It is owned by the index: read it only while holding the
+// store lock.
+func (i *storeIndex) bucketOf(name, value string) (*indexBucket, error) {
+	pos, ok := i.set.positions[name]
 	if !ok {
 		return nil, errIndexNotFound(name)
 	}
-	return idx[value], nil
+	return i.buckets[pos][value], nil
 }
 
-// keysByValues returns the keys indexed under any of values in the named
-// index. With exactly one value the set is owned by the index, as for
-// keysByValue.
-func (i *storeIndex) keysByValues(name string, values []string) (sets.Set[string], error) {
-	idx, ok := i.indices[name]
+// idsByValues calls yield with every id indexed under any of values in the
+// named index, each once.
+func (i *storeIndex) idsByValues(name string, values []string, yield func(id uint32) bool) error {
+	pos, ok := i.set.positions[name]
 	if !ok {
-		return nil, errIndexNotFound(name)
+		return errIndexNotFound(name)
 	}
 	if len(values) == 1 {
-		return idx[values[0]], nil
+		if b := i.buckets[pos][values[0]]; b != nil {
+			b.ids.all(yield)
+		}
+		return nil
 	}
-	keys := sets.Set[string]{}
+	seen := map[uint32]struct{}{}
 	for _, v := range values {
-		for key := range idx[v] {
-			keys.Insert(key)
+		b := i.buckets[pos][v]
+		if b == nil {
+			continue
+		}
+		for id := range b.ids.all {
+			if _, dup := seen[id]; dup {
+				continue
+			}
+			seen[id] = struct{}{}
+			if !yield(id) {
+				return nil
+			}
 		}
 	}
-	return keys, nil
+	return nil
 }
 
 // indexedValues returns the values present in the named index; none for an
 // unknown index.
 func (i *storeIndex) indexedValues(name string) []string {
-	idx := i.indices[name]
-	out := make([]string, 0, len(idx))
-	for v := range idx {
+	pos, ok := i.set.positions[name]
+	if !ok {
+		return []string{}
+	}
+	out := make([]string, 0, len(i.buckets[pos]))
+	for v := range i.buckets[pos] {
 		out = append(out, v)
 	}
 	return out
-}
-
-func addKey(idx index, value, key string) {
-	keys := idx[value]
-	if keys == nil {
-		keys = sets.Set[string]{}
-		idx[value] = keys
-	}
-	keys.Insert(key)
-}
-
-func removeKey(idx index, value, key string) {
-	keys := idx[value]
-	if keys == nil {
-		return
-	}
-	keys.Delete(key)
-	if len(keys) == 0 {
-		delete(idx, value)
-	}
 }

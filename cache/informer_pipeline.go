@@ -72,8 +72,14 @@ func newInformerPipeline(cfg pipelineConfig) informerPipeline {
 			EmitDeltaTypeReplaced: true,
 			Transformer:           cfg.transform,
 		}, cfg.clock)
+		f.takesBulks = true // the controller pops with popBatchKeyed
 		queue, logger = f, f.logger
 	}
 	p := newDeltaProcessor(logger, cfg.handler, cfg.store, cfg.lock)
+	// The queues key objects with MetaNamespaceKeyFunc, which agrees with
+	// the store's DeletionHandlingMetaNamespaceKeyFunc on everything they
+	// queue, tombstones included: their keys fit the store as they are,
+	// unless a transformer changed the objects after they were keyed.
+	p.queueKeysMatch = cfg.transform == nil
 	return informerPipeline{queue: queue, process: p.process, processBatch: p.processBatch, keyed: p}
 }

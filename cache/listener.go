@@ -10,7 +10,6 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
-	"github.com/informer-go/informer/buffer"
 	"github.com/informer-go/informer/cache/synctrack"
 )
 
@@ -42,17 +41,9 @@ func (n *notification) isInitialAdd() bool {
 }
 
 const (
-	// listenerNormalBufferSize is the capacity a listener's buffer shrinks
-	// back to after a burst; bursts grow it without bound.
-	listenerNormalBufferSize = 1024
-
 	// deliveryBatchSize is the most notifications a listener takes from its
 	// buffer per lock acquisition.
 	deliveryBatchSize = 256
-
-	// shrinkAfterDrains is how many drains in a row must find a listener's
-	// buffer oversized before it is shrunk.
-	shrinkAfterDrains = 8
 
 	// A batch of handler calls that takes longer than slowHandlerThreshold
 	// while more than slowHandlerBacklog notifications wait for the same
@@ -69,7 +60,7 @@ const (
 
 // processorListener delivers the notifications of one registered handler.
 // Producers (the shared processor, and AddEventHandler replaying the store)
-// append to an unbounded ring buffer under a short mutex; one goroutine, run,
+// append to an unbounded buffer (a notificationQueue) under a short mutex; one goroutine, run,
 // takes notifications out in batches and calls the handler without any lock
 // held. Adding never blocks, a slow handler only grows its own buffer, and
 // notifications reach the handler one at a time, in the order they were
@@ -98,15 +89,11 @@ type processorListener struct {
 	mu sync.Mutex
 	// pending holds the notifications not yet taken by run, in order.
 	// guarded by mu.
-	pending buffer.TypedRingGrowing[notification]
+	pending notificationQueue
 	// keyed, nil unless the backlog is bounded, holds the notifications
 	// that came after those of pending, merged per object key. guarded by
 	// mu.
 	keyed *coalescingBacklog
-	// peak is the largest backlog run found since pending last drained;
-	// lowDrains counts the drains in a row that found pending oversized,
-	// and lowPeak is the largest peak among them. guarded by mu.
-	peak, lowDrains, lowPeak int
 	// idle is set by run before it waits for wake, and cleared by whoever
 	// sends the wake-up. guarded by mu; at most one wake-up is in flight.
 	idle bool
@@ -143,20 +130,6 @@ type processorListener struct {
 	// the end of its last handler call; set only by run. ShutDownEventHandler
 	// reads it to refuse waits that could deadlock (see waitShutdown).
 	delivering atomic.Bool
-
-	// The resync fields are guarded by the owning processor's lock.
-
-	// requestedResyncPeriod is the period asked for (after the minimum was
-	// applied), kept to recompute resyncPeriod when the informer's check
-	// period changes before start.
-	requestedResyncPeriod time.Duration
-	// resyncPeriod is the effective period; 0 means no resync.
-	resyncPeriod time.Duration
-	// nextResync is when the next resync is due.
-	nextResync time.Time
-	// syncing says whether the notifications of the current resync (and
-	// same-resourceVersion updates) go to this listener. It starts true.
-	syncing bool
 }
 
 var (
@@ -168,7 +141,7 @@ var (
 // until started.
 // upstreamName names the informer's [DoneChecker]; the registration's checker
 // is called "<upstreamName> + event handler <handler name>".
-func newProcessorListener(logger klog.Logger, handler ResourceEventHandler, requestedResyncPeriod, resyncPeriod time.Duration, clk clock.Clock, upstreamName string) *processorListener {
+func newProcessorListener(logger klog.Logger, handler ResourceEventHandler, clk clock.Clock, upstreamName string) *processorListener {
 	var name string
 	if typed, ok := handler.(interface{ name() string }); ok {
 		name = typed.name()
@@ -176,18 +149,14 @@ func newProcessorListener(logger klog.Logger, handler ResourceEventHandler, requ
 		name = nameForHandler(handler)
 	}
 	l := &processorListener{
-		logger:                klog.LoggerWithValues(logger, "handler", name),
-		handler:               handler,
-		handlerName:           name,
-		clock:                 clk,
-		syncTracker:           synctrack.NewSingleFileTracker(fmt.Sprintf("%s + event handler %s", upstreamName, name)),
-		wake:                  make(chan struct{}, 1),
-		stopCh:                make(chan struct{}),
-		runFinished:           make(chan struct{}),
-		requestedResyncPeriod: requestedResyncPeriod,
-		resyncPeriod:          resyncPeriod,
-		nextResync:            clk.Now().Add(resyncPeriod),
-		syncing:               true,
+		logger:      klog.LoggerWithValues(logger, "handler", name),
+		handler:     handler,
+		handlerName: name,
+		clock:       clk,
+		syncTracker: synctrack.NewSingleFileTracker(fmt.Sprintf("%s + event handler %s", upstreamName, name)),
+		wake:        make(chan struct{}, 1),
+		stopCh:      make(chan struct{}),
+		runFinished: make(chan struct{}),
 	}
 	return l
 }
@@ -287,7 +256,7 @@ func (l *processorListener) stop() {
 	}
 	l.stopped = true
 	l.dropping.Store(true)
-	l.pending = buffer.TypedRingGrowing[notification]{} // drop what is pending
+	l.pending = notificationQueue{} // drop what is pending
 	if l.keyed != nil {
 		l.keyed = &coalescingBacklog{}
 	}
@@ -390,7 +359,6 @@ func (l *processorListener) next(batch []notification) ([]notification, int, nex
 		}
 		return batch, backlog, nextBatch
 	}
-	l.peak = max(l.peak, l.pending.Len())
 	for len(batch) < cap(batch) {
 		n, ok := l.pending.ReadOne()
 		if !ok {
@@ -398,35 +366,7 @@ func (l *processorListener) next(batch []notification) ([]notification, int, nex
 		}
 		batch = append(batch, n)
 	}
-	if l.pending.Len() == 0 {
-		l.shrinkLocked()
-	}
 	return batch, backlog, nextBatch
-}
-
-// shrinkLocked gives back the memory of a burst. It is called whenever the
-// buffer drains. After shrinkAfterDrains drains in a row whose backlog used
-// at most a quarter of the buffer's capacity, the buffer is replaced by one
-// twice the size of the largest of those backlogs (at least
-// listenerNormalBufferSize). A buffer that keeps filling up to a similar
-// level is kept, so a steady load does not reallocate it.
-func (l *processorListener) shrinkLocked() {
-	c := l.pending.Cap()
-	switch {
-	case c <= listenerNormalBufferSize || l.peak > c/4:
-		l.lowDrains, l.lowPeak = 0, 0
-	case l.lowDrains+1 < shrinkAfterDrains:
-		l.lowDrains++
-		l.lowPeak = max(l.lowPeak, l.peak)
-	default:
-		size := listenerNormalBufferSize
-		for size < 2*max(l.lowPeak, l.peak) {
-			size *= 2
-		}
-		l.pending = *buffer.NewTypedRingGrowing[notification](buffer.RingGrowingOptions{InitialSize: size})
-		l.lowDrains, l.lowPeak = 0, 0
-	}
-	l.peak = 0
 }
 
 // logIfSlow logs a batch of handler calls, begun at start while backlog

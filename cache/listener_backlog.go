@@ -2,8 +2,6 @@ package cache
 
 import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-
-	"github.com/informer-go/informer/buffer"
 )
 
 // backlogBounds are the limits a registration chose for its backlog (see
@@ -105,8 +103,7 @@ func (l *processorListener) overflowLocked() {
 		older = append(older, keyedNotification{key: key, ok: ok, n: n})
 	}
 	l.keyed.markStale(older)
-	l.pending = buffer.TypedRingGrowing[notification]{}
-	l.peak, l.lowDrains, l.lowPeak = 0, 0, 0
+	l.pending = notificationQueue{}
 	l.logger.V(2).Info("Event handler backlog passed its cap: pending notifications replaced by the changed objects' keys; the handler gets their current state when it catches up", "maxBacklog", l.bounds.max, "changedObjects", l.keyed.len())
 }
 

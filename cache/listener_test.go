@@ -10,7 +10,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/klog/v2"
-	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/informer-go/informer/wait"
 )
@@ -18,7 +17,21 @@ import (
 // newTestListener returns a listener for handler without resync, with a
 // registration named after "test".
 func newTestListener(handler ResourceEventHandler) *processorListener {
-	return newProcessorListener(klog.Background(), handler, 0, 0, realClock, "test")
+	return newProcessorListener(klog.Background(), handler, realClock, "test")
+}
+
+// startTestListener starts a listener for handler, stopped and waited for
+// when the test ends.
+func startTestListener(t *testing.T, handler ResourceEventHandler) *processorListener {
+	t.Helper()
+	l := newTestListener(handler)
+	var wg sync.WaitGroup
+	l.start(&wg)
+	t.Cleanup(func() {
+		l.stop()
+		wg.Wait()
+	})
+	return l
 }
 
 // addOf returns an add notification for a test object named name.
@@ -132,51 +145,55 @@ func TestListenerStopBeforeStart(t *testing.T) {
 	l.stop() // idempotent
 }
 
-func TestListenerShrinksAfterBurst(t *testing.T) {
+// heldChunks returns the number of chunks l's buffer holds.
+func heldChunks(l *processorListener) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.pending.chunks
+}
+
+// TestListenerGivesBackBurstMemory checks that a listener's buffer holds a
+// chunk per notificationChunkSize pending notifications during a burst, an
+// initial list or not, and one chunk once its handler caught up.
+func TestListenerGivesBackBurstMemory(t *testing.T) {
 	const burst = 50_000
-	h := newBlockingHandler()
-	l := newTestListener(h)
-	var wg sync.WaitGroup
-	l.start(&wg)
-	defer func() {
-		l.stop()
-		wg.Wait()
-	}()
-	l.add(addOf("first", false))
-	h.waitEntered(t)
-	for i := range burst {
-		l.add(addOf(fmt.Sprintf("o%d", i), false))
-	}
-	capacity := func() int {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		return l.pending.Cap()
-	}
-	if c := capacity(); c < burst {
-		t.Fatalf("buffer capacity %d after a burst of %d", c, burst)
-	}
-	close(h.release)
-	h.waitForCount(t, burst+1)
-	// A trickle of single notifications drains the buffer every time; after
-	// a few drains the oversized buffer is given back.
-	for i := range shrinkAfterDrains + 1 {
-		l.add(addOf(fmt.Sprintf("trickle%d", i), false))
-		h.waitForCount(t, burst+2+i)
-	}
-	if c := capacity(); c > listenerNormalBufferSize {
-		t.Errorf("buffer capacity %d after the burst drained, want at most %d", c, listenerNormalBufferSize)
+	for _, initial := range []bool{false, true} {
+		t.Run(fmt.Sprintf("initial=%v", initial), func(t *testing.T) {
+			h := newBlockingHandler()
+			l := startTestListener(t, h)
+			l.add(addOf("first", false))
+			h.waitEntered(t)
+			objs := make([]any, burst)
+			for i := range objs {
+				objs[i] = pom(fmt.Sprintf("o%d", i), "1")
+			}
+			if initial {
+				l.addInitial(objs)
+			} else {
+				for _, obj := range objs {
+					l.add(notification{kind: addNotification, newObj: obj})
+				}
+			}
+			if got, want := heldChunks(l), burst/notificationChunkSize; got < want {
+				t.Fatalf("%d chunks held for a backlog of %d, want at least %d", got, burst, want)
+			}
+			close(h.release)
+			h.waitForCount(t, burst+1)
+			waitFor(t, "the listener to go idle", func() bool {
+				l.mu.Lock()
+				defer l.mu.Unlock()
+				return l.idle
+			})
+			if got := heldChunks(l); got != 1 {
+				t.Errorf("%d chunks held once the handler caught up, want 1", got)
+			}
+		})
 	}
 }
 
 func TestListenerSyncTracking(t *testing.T) {
 	h := newBlockingHandler()
-	l := newTestListener(h)
-	var wg sync.WaitGroup
-	l.start(&wg)
-	defer func() {
-		l.stop()
-		wg.Wait()
-	}()
+	l := startTestListener(t, h)
 	l.addInitial([]any{pom("a", "1"), pom("b", "2")})
 	l.add(addOf("c", true))
 	l.add(addOf("d", false)) // not initial: does not count
@@ -242,84 +259,12 @@ func TestListenerRecoversFromPanics(t *testing.T) {
 	})
 }
 
-func TestProcessorDistributesSyncsOnlyToSyncingListeners(t *testing.T) {
-	clk := testingclock.NewFakeClock(time.Now())
-	p := newSharedProcessor(clk)
-	logger := klog.Background()
-	type spec struct {
-		name   string
-		period time.Duration
-	}
-	specs := []spec{{"never", 0}, {"second", time.Second}, {"minute", time.Minute}}
-	recs := map[string]*recorder{}
-	for _, s := range specs {
-		recs[s.name] = newRecorder()
-		p.addListener(newProcessorListener(logger, recs[s.name], s.period, s.period, clk, "test"))
-	}
-	p.run()
-	defer p.stop()
-
-	counts := func() map[string]int {
-		got := map[string]int{}
-		for name, r := range recs {
-			got[name] = r.count()
-		}
-		return got
-	}
-	sync := notification{kind: updateNotification, oldObj: pom("a", "1"), newObj: pom("a", "1")}
-	total := 0
-	distributeSync := func() {
-		p.distribute(sync, true)
-		p.distribute(notification{kind: addNotification, newObj: pom("marker", "1")}, false)
-		total++
-		for _, r := range recs {
-			r.waitFor(t, "marker", func(e []event) bool {
-				n := 0
-				for _, ev := range e {
-					if ev.Key == "ns/marker" {
-						n++
-					}
-				}
-				return n == total
-			})
-		}
-	}
-
-	// Listeners start out syncing: before the first resync check, syncs
-	// reach everybody (as after a relist with resync disabled).
-	distributeSync()
-	if diff := cmp.Diff(map[string]int{"never": 2, "second": 2, "minute": 2}, counts()); diff != "" {
-		t.Errorf("calls before any resync check (-want +got):\n%s", diff)
-	}
-
-	steps := []struct {
-		advance time.Duration
-		due     bool
-		want    map[string]int
-	}{
-		{advance: 0, due: false, want: map[string]int{"never": 3, "second": 3, "minute": 3}},
-		{advance: time.Second, due: true, want: map[string]int{"never": 4, "second": 5, "minute": 4}},
-		{advance: 500 * time.Millisecond, due: false, want: map[string]int{"never": 5, "second": 6, "minute": 5}},
-		{advance: time.Minute, due: true, want: map[string]int{"never": 6, "second": 8, "minute": 7}},
-	}
-	for i, step := range steps {
-		clk.Step(step.advance)
-		if due := p.shouldResync(); due != step.due {
-			t.Errorf("step %d: shouldResync() = %v, want %v", i, due, step.due)
-		}
-		distributeSync()
-		if diff := cmp.Diff(step.want, counts()); diff != "" {
-			t.Errorf("step %d: calls (-want +got):\n%s", i, diff)
-		}
-	}
-}
-
 func TestProcessorRemoveListener(t *testing.T) {
 	p := newSharedProcessor(realClock)
 	ls := make([]*processorListener, 5)
 	for i := range ls {
 		ls[i] = newTestListener(newRecorder())
-		p.addListener(ls[i])
+		p.addListener(ls[i], resyncSchedule{})
 	}
 	if err := p.removeListener(ls[1]); err != nil {
 		t.Fatal(err)
@@ -342,7 +287,7 @@ func TestProcessorRemoveListener(t *testing.T) {
 	for i, l := range ls {
 		waitClosed(t, fmt.Sprintf("ShutdownChan of listener %d", i), l.ShutdownChan())
 	}
-	if p.addListener(newTestListener(newRecorder())) {
+	if p.addListener(newTestListener(newRecorder()), resyncSchedule{}) {
 		t.Error("a stopped processor accepted a listener")
 	}
 }

@@ -30,6 +30,10 @@ type deltaProcessor struct {
 	store   Store
 	keyed   keyedStore  // store, when it takes keys; else nil
 	lock    sync.Locker // held while processing; nil: none
+	// queueKeysMatch is set when the queue keys the very objects it hands
+	// out (it has no transformer): its keys are then used without checking
+	// them against their objects.
+	queueKeysMatch bool
 }
 
 // keyedStore is a [Store] that writes under keys its caller computed: the
@@ -40,7 +44,9 @@ type keyedStore interface {
 	swapKeyed(key string, obj any) (old any, existed bool, err error)
 	deleteKeyed(key string, obj any)
 	replaceKeyed(keys []string, objs []any, resourceVersion string) error
-	transactionKeyed(txns []ThreadSafeStoreTransaction) *TransactionError
+	transactionKeyed(txns []ThreadSafeStoreTransaction, priors []storedState) *TransactionError
+	fillKeyed(keys []string, objs []any) error
+	len() int
 }
 
 var _ keyedStore = (*cache)(nil)
@@ -89,8 +95,8 @@ func (p *deltaProcessor) processBatchKeyed(keys []string, deltas []Delta, isInIn
 
 // keyFor returns the key under which obj goes into the keyed store:
 // queueKey, when it is obj's key, else obj's key computed now.
-func keyFor(queueKey string, obj any) (string, error) {
-	if queueKey != "" && isMetaKeyOf(queueKey, obj) {
+func (p *deltaProcessor) keyFor(queueKey string, obj any) (string, error) {
+	if queueKey != "" && (p.queueKeysMatch || isMetaKeyOf(queueKey, obj)) {
 		return queueKey, nil
 	}
 	key, err := DeletionHandlingMetaNamespaceKeyFunc(obj)
@@ -138,11 +144,17 @@ func (p *deltaProcessor) processDeltas(key string, deltas Deltas, isInInitialLis
 			}
 			p.store.Bookmark(info.ResourceVersion)
 		case ReplacedAll:
-			info, ok := obj.(ReplacedAllInfo)
-			if !ok {
+			var info ReplacedAllInfo
+			var listKeys []string
+			switch o := obj.(type) {
+			case ReplacedAllInfo:
+				info = o
+			case keyedReplacedAll:
+				info, listKeys = o.ReplacedAllInfo, o.keys
+			default:
 				return fmt.Errorf("ReplacedAll did not contain ReplacedAllInfo: %T", obj)
 			}
-			if err := p.processReplacedAll(info, isInInitialList); err != nil {
+			if err := p.processReplacedAll(info, listKeys, isInInitialList); err != nil {
 				return err
 			}
 		case SyncAll:
@@ -165,7 +177,7 @@ func (p *deltaProcessor) delete(queueKey string, obj any) error {
 	if p.keyed == nil {
 		return p.store.Delete(obj)
 	}
-	key, err := keyFor(queueKey, obj)
+	key, err := p.keyFor(queueKey, obj)
 	if err != nil {
 		return err
 	}
@@ -178,7 +190,7 @@ func (p *deltaProcessor) delete(queueKey string, obj any) error {
 // as an add.
 func (p *deltaProcessor) storeAndNotify(queueKey string, obj any, isInInitialList bool) error {
 	if p.keyed != nil {
-		key, err := keyFor(queueKey, obj)
+		key, err := p.keyFor(queueKey, obj)
 		if err != nil {
 			return fmt.Errorf("write to the store: %w", err)
 		}
@@ -229,9 +241,9 @@ func (n handlerCall) deliver(handler ResourceEventHandler, isInInitialList bool)
 	}
 }
 
-// processDeltasInBatch applies a batch of deltas with distinct keys (as
-// [QueueWithBatch.PopBatch] hands them out) to the store and then tells the
-// handler, in delta order; keys[i], when keys is not nil, is the key the
+// processDeltasInBatch applies a batch of deltas (with distinct keys, as
+// [QueueWithBatch.PopBatch] hands them out, except for the keyed store, see
+// processKeyedBatch) to the store and then tells the handler, in delta order; keys[i], when keys is not nil, is the key the
 // queue computed for deltas[i]. When the store is a [TransactionStore] every
 // write happens in one transaction before any handler call, and only the
 // writes the transaction applied are reported; a partial failure is returned
@@ -262,43 +274,31 @@ func (p *deltaProcessor) processDeltasInBatch(keys []string, deltas []Delta, isI
 		}
 	}
 
+	if storeKeys, ok := p.storeKeys(keys, deltas); ok {
+		return p.processKeyedBatch(storeKeys, deltas, isInInitialList)
+	}
+
 	// notes[i] reports the write of txns[i]; a delta whose old state cannot
 	// be read is not written, and its error is returned with the
 	// transaction's.
 	notes := make([]handlerCall, 0, len(deltas))
 	var readErrs []error
-	var err *TransactionError
-	if storeKeys, ok := p.storeKeys(keys, deltas); ok {
-		txns := make([]ThreadSafeStoreTransaction, len(deltas))
-		for i, d := range deltas {
-			var old any
-			var exists bool
-			if d.Type != Deleted {
-				old, exists, _ = p.keyed.GetByKey(storeKeys[i]) // never fails
+	txns := make([]Transaction, 0, len(deltas))
+	for _, d := range deltas {
+		var old any
+		var exists bool
+		if d.Type != Deleted {
+			var readErr error
+			if old, exists, readErr = p.store.Get(d.Object); readErr != nil {
+				readErrs = append(readErrs, fmt.Errorf("read the store: %w", readErr))
+				continue
 			}
-			txn, note := batchWrite(d, old, exists)
-			txns[i] = ThreadSafeStoreTransaction{Transaction: txn, Key: storeKeys[i]}
-			notes = append(notes, note)
 		}
-		err = p.keyed.transactionKeyed(txns)
-	} else {
-		txns := make([]Transaction, 0, len(deltas))
-		for _, d := range deltas {
-			var old any
-			var exists bool
-			if d.Type != Deleted {
-				var readErr error
-				if old, exists, readErr = p.store.Get(d.Object); readErr != nil {
-					readErrs = append(readErrs, fmt.Errorf("read the store: %w", readErr))
-					continue
-				}
-			}
-			txn, note := batchWrite(d, old, exists)
-			txns = append(txns, txn)
-			notes = append(notes, note)
-		}
-		err = txnStore.Transaction(txns...)
+		txn, note := batchWrite(d, old, exists)
+		txns = append(txns, txn)
+		notes = append(notes, note)
 	}
+	err := txnStore.Transaction(txns...)
 
 	if err != nil {
 		for _, i := range err.SuccessfulIndices {
@@ -315,6 +315,88 @@ func (p *deltaProcessor) processDeltasInBatch(keys []string, deltas []Delta, isI
 		return fmt.Errorf("not all items in the batch successfully processed: %w", errors.Join(readErrs...))
 	}
 	return nil
+}
+
+// processKeyedBatch is processDeltasInBatch for a keyed store, deltas[i]
+// going under storeKeys[i]: one transaction writes them all, reporting what
+// each key held just before its write, and the handler is then told about
+// each applied write, in delta order. A key given twice sees its first write
+// (an add, then an update), as if its deltas had been processed one after
+// the other.
+func (p *deltaProcessor) processKeyedBatch(storeKeys []string, deltas []Delta, isInInitialList bool) error {
+	if p.fillEmptyStore(storeKeys, deltas, isInInitialList) {
+		return nil
+	}
+	txns := make([]ThreadSafeStoreTransaction, len(deltas))
+	for i, d := range deltas {
+		typ := TransactionTypeUpdate // stores the object, whether or not the key is there
+		if d.Type == Deleted {
+			typ = TransactionTypeDelete
+		}
+		txns[i] = ThreadSafeStoreTransaction{Transaction: Transaction{Object: d.Object, Type: typ}, Key: storeKeys[i]}
+	}
+	priors := make([]storedState, len(deltas))
+	err := p.keyed.transactionKeyed(txns, priors)
+	clear(txns) // let the objects go once written
+	notify := func(i int) {
+		d, prior := deltas[i], priors[i]
+		switch {
+		case d.Type == Deleted:
+			p.handler.OnDelete(d.Object)
+		case prior.existed:
+			p.handler.OnUpdate(prior.obj, d.Object)
+		default:
+			p.handler.OnAdd(d.Object, isInInitialList)
+		}
+	}
+	if err != nil {
+		for _, i := range err.SuccessfulIndices {
+			notify(i)
+		}
+		return fmt.Errorf("not all items in the batch successfully processed: %w", err)
+	}
+	for i := range deltas {
+		notify(i)
+	}
+	return nil
+}
+
+// fillEmptyStore writes a batch of adds and updates into an empty store at
+// once (a DeltaFIFO's first list, as a bulk) and tells the handler, as
+// processKeyedBatch would: an add per object, and for a key the batch
+// repeats, an update from its previous copy. It reports false, having done
+// nothing, when the batch holds a deletion, the store is not empty, or an
+// object cannot be stored.
+func (p *deltaProcessor) fillEmptyStore(storeKeys []string, deltas []Delta, isInInitialList bool) bool {
+	if len(deltas) < 2 || p.keyed.len() != 0 {
+		return false
+	}
+	objs := make([]any, len(deltas))
+	for i, d := range deltas {
+		if d.Type == Deleted {
+			return false
+		}
+		objs[i] = d.Object
+	}
+	if err := p.keyed.fillKeyed(storeKeys, objs); err != nil {
+		return false
+	}
+	if p.keyed.len() == len(objs) { // no key repeated
+		for _, obj := range objs {
+			p.handler.OnAdd(obj, isInInitialList)
+		}
+		return true
+	}
+	previous := make(map[string]any, len(objs))
+	for i, obj := range objs {
+		if old, seen := previous[storeKeys[i]]; seen {
+			p.handler.OnUpdate(old, obj)
+		} else {
+			p.handler.OnAdd(obj, isInInitialList)
+		}
+		previous[storeKeys[i]] = obj
+	}
+	return true
 }
 
 // keyAt returns keys[i], or "" when keys is nil.
@@ -338,7 +420,7 @@ func (p *deltaProcessor) storeKeys(keys []string, deltas []Delta) (storeKeys []s
 		storeKeys = make([]string, len(deltas))
 	}
 	for i, d := range deltas {
-		key, err := keyFor(keyAt(keys, i), d.Object)
+		key, err := p.keyFor(keyAt(keys, i), d.Object)
 		if err != nil {
 			return nil, false
 		}
@@ -369,42 +451,58 @@ func batchWrite(d Delta, old any, exists bool) (Transaction, handlerCall) {
 // then replaces the store's contents first, so that handlers see a store that
 // already reflects the list, and then calls OnDelete for the missing keys (in
 // key order) followed by OnUpdate(old, new) or OnAdd(new, isInInitialList) for
-// every listed object, in list order. A listed object whose key cannot be
-// computed, or that the store fails to look up, fails the whole
-// reconciliation before anything changes.
-func (p *deltaProcessor) processReplacedAll(info ReplacedAllInfo, isInInitialList bool) error {
-	keys := make([]string, len(info.Objects))
-	listed := make(sets.Set[string], len(info.Objects))
-	for i, obj := range info.Objects {
-		key, err := DeletionHandlingMetaNamespaceKeyFunc(obj)
-		if err != nil {
-			return KeyError{Obj: obj, Err: err}
+// every listed object, in list order. queueKeys, when not nil, are the keys
+// the queue computed for the listed objects; they are used as they are when
+// the queue's keys match the store's (queueKeysMatch). A listed object whose
+// key cannot be computed, or that the store fails to look up, fails the
+// whole reconciliation before anything changes.
+func (p *deltaProcessor) processReplacedAll(info ReplacedAllInfo, queueKeys []string, isInInitialList bool) error {
+	keys := queueKeys
+	if !p.queueKeysMatch || len(keys) != len(info.Objects) {
+		keys = make([]string, len(info.Objects))
+		for i, obj := range info.Objects {
+			key, err := DeletionHandlingMetaNamespaceKeyFunc(obj)
+			if err != nil {
+				return KeyError{Obj: obj, Err: err}
+			}
+			keys[i] = key
 		}
-		keys[i] = key
-		listed.Insert(key)
 	}
-
-	tombstones := slices.SortedFunc(vanishedTombstones(p.logger, p.store, listed.Has), func(a, b DeletedFinalStateUnknown) int {
+	var listed sets.Set[string] // made when the first stored key is looked up
+	isListed := func(key string) bool {
+		if listed == nil {
+			listed = sets.New(keys...)
+		}
+		return listed.Has(key)
+	}
+	tombstones := slices.SortedFunc(vanishedTombstones(p.logger, p.store, isListed), func(a, b DeletedFinalStateUnknown) int {
 		return strings.Compare(a.Key, b.Key)
 	})
 
-	notes := make([]handlerCall, 0, len(info.Objects))
-	for i, obj := range info.Objects {
-		var old any
-		var exists bool
-		var err error
-		if p.keyed != nil {
-			old, exists, err = p.keyed.GetByKey(keys[i])
-		} else {
-			old, exists, err = p.store.Get(obj)
-		}
-		if err != nil {
-			return fmt.Errorf("read the store: %w", err)
-		}
-		if exists {
-			notes = append(notes, handlerCall{kind: Updated, old: old, obj: obj})
-		} else {
-			notes = append(notes, handlerCall{kind: Added, obj: obj})
+	// Every listed object is an add when the store is empty (the first
+	// list): no need to look them up.
+	counted, ok := p.store.(interface{ len() int })
+	allAdds := ok && counted.len() == 0
+	var notes []handlerCall
+	if !allAdds {
+		notes = make([]handlerCall, 0, len(info.Objects))
+		for i, obj := range info.Objects {
+			var old any
+			var exists bool
+			var err error
+			if p.keyed != nil {
+				old, exists, err = p.keyed.GetByKey(keys[i])
+			} else {
+				old, exists, err = p.store.Get(obj)
+			}
+			if err != nil {
+				return fmt.Errorf("read the store: %w", err)
+			}
+			if exists {
+				notes = append(notes, handlerCall{kind: Updated, old: old, obj: obj})
+			} else {
+				notes = append(notes, handlerCall{kind: Added, obj: obj})
+			}
 		}
 	}
 
@@ -419,6 +517,12 @@ func (p *deltaProcessor) processReplacedAll(info ReplacedAllInfo, isInInitialLis
 	}
 	for _, tomb := range tombstones {
 		p.handler.OnDelete(tomb)
+	}
+	if allAdds {
+		for _, obj := range info.Objects {
+			p.handler.OnAdd(obj, isInInitialList)
+		}
+		return nil
 	}
 	for _, n := range notes {
 		n.deliver(p.handler, isInInitialList)

@@ -3,9 +3,7 @@ package cache
 import (
 	"fmt"
 	"sync"
-	"time"
 
-	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 )
 
@@ -16,16 +14,20 @@ import (
 //
 // The processor's lifecycle is: listeners may be added at any time; run
 // starts their goroutines; stop stops and forgets every listener, waits for
-// their goroutines and refuses new listeners from then on.
+// their goroutines and refuses new listeners from then on. It also keeps
+// each listener's resync schedule (see resync.go).
 type sharedProcessor struct {
 	clock clock.Clock
 
 	mu sync.RWMutex
-	// listeners are the registered listeners, in no particular order.
-	// guarded by mu; a listener is in listeners if and only if index maps
-	// it to its position there.
-	listeners []*processorListener
+	// listeners are the registered listeners with their resync schedules,
+	// in no particular order. guarded by mu; a listener is in listeners if
+	// and only if index maps it to its position there.
+	listeners []registeredListener
 	index     map[*processorListener]int // guarded by mu
+	// someSkipSyncs is set when a listener skips syncs (never, unless some
+	// handler has a resync period). guarded by mu.
+	someSkipSyncs bool
 	// running is set by run and cleared by stop. guarded by mu.
 	running bool
 	// stopped is set by stop. guarded by mu.
@@ -38,22 +40,30 @@ type sharedProcessor struct {
 	wg sync.WaitGroup
 }
 
+// registeredListener is a listener and its resync schedule.
+type registeredListener struct {
+	*processorListener
+	resync resyncSchedule
+}
+
 func newSharedProcessor(clk clock.Clock) *sharedProcessor {
 	return &sharedProcessor{clock: clk, index: map[*processorListener]int{}}
 }
 
-// addListener registers l, starts its goroutine if the processor runs, and
-// tells it if the informer has synced already. A caller that queues initial
-// adds for l must do so before, so that they count towards its sync. It
-// returns false, and does nothing, once the processor has stopped.
-func (p *sharedProcessor) addListener(l *processorListener) bool {
+// addListener registers l with its resync schedule, starts its goroutine if
+// the processor runs, and tells it if the informer has synced already. A
+// caller that queues initial adds for l must do so before, so that they
+// count towards its sync. It returns false, and does nothing, once the
+// processor has stopped.
+func (p *sharedProcessor) addListener(l *processorListener, resync resyncSchedule) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.stopped {
 		return false
 	}
 	p.index[l] = len(p.listeners)
-	p.listeners = append(p.listeners, l)
+	p.listeners = append(p.listeners, registeredListener{l, resync})
+	p.someSkipSyncs = p.someSkipSyncs || resync.skipsSyncs
 	if p.running {
 		l.start(&p.wg)
 	}
@@ -79,24 +89,39 @@ func (p *sharedProcessor) removeListener(handle ResourceEventHandlerRegistration
 	}
 	last := len(p.listeners) - 1
 	p.listeners[i] = p.listeners[last]
-	p.index[p.listeners[i]] = i
-	p.listeners[last] = nil
+	p.index[p.listeners[i].processorListener] = i
+	p.listeners[last] = registeredListener{}
 	p.listeners = p.listeners[:last]
 	delete(p.index, l)
+	p.someSkipSyncs = p.someSkipSyncsLocked()
 	l.stop()
 	return nil
 }
 
-// distribute queues n for every listener or, for a sync notification, only
-// for the listeners whose resync is due (see shouldResync). It never blocks
-// on a handler.
-func (p *sharedProcessor) distribute(n notification, isSync bool) {
+// distribute queues n, an add or a delete, for every listener. It never
+// blocks on a handler.
+func (p *sharedProcessor) distribute(n notification) {
 	p.mu.RLock()
-	for _, l := range p.listeners {
-		if isSync && !l.syncing {
+	for i := range p.listeners {
+		p.listeners[i].add(n)
+	}
+	p.mu.RUnlock()
+}
+
+// distributeUpdate queues an update from oldObj to newObj for every listener
+// or, when it is a sync (see isResync), only for the listeners that do not
+// skip syncs (see shouldResync). Whether it is a sync is only worked out when
+// some listener skips syncs: it reads the old object, which is seldom in the
+// CPU's cache. It never blocks on a handler.
+func (p *sharedProcessor) distributeUpdate(oldObj, newObj any) {
+	n := notification{kind: updateNotification, oldObj: oldObj, newObj: newObj}
+	p.mu.RLock()
+	isSync := p.someSkipSyncs && isResync(oldObj, newObj)
+	for i := range p.listeners {
+		if isSync && p.listeners[i].resync.skipsSyncs {
 			continue
 		}
-		l.add(n)
+		p.listeners[i].add(n)
 	}
 	p.mu.RUnlock()
 }
@@ -140,34 +165,6 @@ func (p *sharedProcessor) upstreamHasSynced() {
 	p.upstreamSynced = true
 	for _, l := range p.listeners {
 		l.upstreamHasSynced()
-	}
-}
-
-// shouldResync is the informer's [ShouldResyncFunc]: it marks the listeners
-// whose resync is due as syncing, schedules their next resync, and reports
-// whether any is due.
-func (p *sharedProcessor) shouldResync() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	now := p.clock.Now()
-	due := false
-	for _, l := range p.listeners {
-		l.syncing = l.resyncPeriod != 0 && !now.Before(l.nextResync)
-		if l.syncing {
-			due = true
-			l.nextResync = now.Add(l.resyncPeriod)
-		}
-	}
-	return due
-}
-
-// resyncCheckPeriodChanged recomputes every listener's effective resync
-// period for a new informer check period.
-func (p *sharedProcessor) resyncCheckPeriodChanged(logger klog.Logger, checkPeriod time.Duration) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, l := range p.listeners {
-		l.resyncPeriod = determineResyncPeriod(logger, l.requestedResyncPeriod, checkPeriod)
 	}
 }
 

@@ -37,8 +37,9 @@ type keyedQueue interface {
 	popKeyed(process keyedProcessFunc) error
 }
 
-// keyedBatchQueue is a [QueueWithBatch] that can hand its consumer the keys
-// of the popped deltas: [RealFIFO].
+// keyedBatchQueue is a queue that can hand its consumer several deltas at
+// once, with their keys: [RealFIFO], and [DeltaFIFO] for a whole Replace or
+// Resync of an empty FIFO.
 type keyedBatchQueue interface {
 	// popBatchKeyed is PopBatch with keyed functions.
 	popBatchKeyed(processBatch keyedBatchFunc, processSingle keyedProcessFunc) error
@@ -196,13 +197,18 @@ const maxReusedQueueCap = 1024
 // what they reference can be collected. A queue left empty starts over at
 // the beginning of its backing array when that array is small: otherwise a
 // consumer that keeps up would have every append reallocate. A large array
-// (left by a big relist) is not kept, and goes once appends outgrow it.
+// (left by a big relist) is let go at once: the empty slice left in it would
+// keep all of it until appends outgrew it.
 func dropFront[T any](s []T, n int) []T {
 	clear(s[:n])
-	if n == len(s) && cap(s) <= maxReusedQueueCap {
+	switch {
+	case n < len(s):
+		return s[n:]
+	case cap(s) <= maxReusedQueueCap:
 		return s[:0]
+	default:
+		return nil
 	}
-	return s[n:]
 }
 
 // initialSync tracks the first batch of a queue. It is not safe for

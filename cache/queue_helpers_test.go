@@ -83,6 +83,13 @@ func (s *stubKnownObjects) GetByKey(key string) (any, bool, error) {
 	return obj, ok, nil
 }
 
+// len counts the objects, as the stores of this package can.
+func (s *stubKnownObjects) len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.objs)
+}
+
 func (s *stubKnownObjects) set(key string, obj any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -92,6 +92,10 @@ type RealFIFO struct {
 
 	// items holds the queued deltas, oldest first. guarded by mu.
 	items []queuedDelta
+	// listKeys holds, for each ReplacedAll delta of items in order, the
+	// keys of its objects, which popBatchKeyed hands on (see
+	// keyedReplacedAll). guarded by mu.
+	listKeys [][]string
 	// appended counts the deltas queued so far; deltas are processed in
 	// queue order (see progress). guarded by mu.
 	appended uint64
@@ -198,6 +202,15 @@ type queuedDelta struct {
 	Delta
 }
 
+// keyedReplacedAll is the object of a [ReplacedAll] delta as popBatchKeyed
+// hands it to the informer's processing: the [ReplacedAllInfo] and the keys
+// the FIFO computed for its objects, keys[i] for Objects[i], so that the
+// processing need not compute them again.
+type keyedReplacedAll struct {
+	ReplacedAllInfo
+	keys []string
+}
+
 // Add queues an [Added] delta for obj. Errors from the key function (as a
 // [KeyError]) and the transformer are returned and leave the FIFO unchanged.
 func (f *RealFIFO) Add(obj any) error {
@@ -281,6 +294,7 @@ func (f *RealFIFO) Replace(list []any, resourceVersion string) error {
 
 	if f.atomicEvents {
 		f.appendAllLocked(queuedDelta{Delta: Delta{Type: ReplacedAll, Object: ReplacedAllInfo{ResourceVersion: resourceVersion, Objects: objs}}})
+		f.listKeys = append(f.listKeys, keys)
 	} else {
 		f.appendAllLocked(f.reconcileReplacementLocked(keys, objs)...)
 	}
@@ -375,11 +389,23 @@ func (f *RealFIFO) Pop(process PopProcessFunc) (any, error) {
 
 // popLocked removes the oldest delta and returns it, with its key. It
 // implements deltaLog.
-func (f *RealFIFO) popLocked() (string, Deltas) {
+func (f *RealFIFO) popLocked() (string, Deltas, bool) {
 	head := f.items[0]
+	f.popListKeysLocked(head.Delta)
 	f.items = dropFront(f.items, 1)
 	f.metrics.queuedItems.Set(float64(len(f.items)))
-	return head.key, Deltas{head.Delta}
+	return head.key, Deltas{head.Delta}, true
+}
+
+// popListKeysLocked returns the keys of d's objects when d, being popped,
+// is a ReplacedAll, and forgets them; otherwise nil.
+func (f *RealFIFO) popListKeysLocked(d Delta) []string {
+	if d.Type != ReplacedAll || len(f.listKeys) == 0 {
+		return nil
+	}
+	keys := f.listKeys[0]
+	f.listKeys = dropFront(f.listKeys, 1)
+	return keys
 }
 
 // batchable reports whether PopBatch may put a delta of type t in a batch.
@@ -470,12 +496,16 @@ func (f *RealFIFO) popBatch(c batchConsumer) error {
 			keys[i] = f.items[i].key
 		}
 	}
+	listKeys := f.popListKeysLocked(deltas[0])
 	f.items = dropFront(f.items, n)
 	defer f.processedLocked(f.sync.taking(n), n) // arguments evaluated now, counted after process
 	f.metrics.queuedItems.Set(float64(len(f.items)))
 
 	switch {
 	case single && c.keyedSingle != nil:
+		if listKeys != nil {
+			deltas[0].Object = keyedReplacedAll{ReplacedAllInfo: deltas[0].Object.(ReplacedAllInfo), keys: listKeys}
+		}
 		return f.processLocked(1, first, func() error {
 			return c.keyedSingle(first, deltas, isInInitialList)
 		})

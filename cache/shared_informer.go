@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/klog/v2"
@@ -518,27 +517,9 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 	if options.Logger != nil {
 		logger = *options.Logger
 	}
-	resyncPeriod := s.defaultEventHandlerResyncPeriod
-	if options.ResyncPeriod != nil {
-		resyncPeriod = max(*options.ResyncPeriod, 0)
-	}
-	if resyncPeriod > 0 {
-		if resyncPeriod < minimumResyncPeriod {
-			logger.Info("Warning: resync period is too small. Changing it to the minimum allowed value", "resyncPeriod", resyncPeriod, "minimumResyncPeriod", minimumResyncPeriod)
-			resyncPeriod = minimumResyncPeriod
-		}
-		if resyncPeriod < s.resyncCheckPeriod {
-			if s.started {
-				logger.Info("Warning: resync period is smaller than resync check period and the informer has already started. Changing it to the resync check period", "resyncPeriod", resyncPeriod, "resyncCheckPeriod", s.resyncCheckPeriod)
-				resyncPeriod = s.resyncCheckPeriod
-			} else {
-				s.resyncCheckPeriod = resyncPeriod
-				s.processor.resyncCheckPeriodChanged(logger, resyncPeriod)
-			}
-		}
-	}
-
-	l := newProcessorListener(logger, handler, resyncPeriod, determineResyncPeriod(logger, resyncPeriod, s.resyncCheckPeriod), s.clock, s.HasSyncedChecker().Name())
+	resyncPeriod := s.handlerResyncPeriodLocked(logger, options)
+	resync := newResyncSchedule(s.clock.Now(), resyncPeriod, determineResyncPeriod(logger, resyncPeriod, s.resyncCheckPeriod))
+	l := newProcessorListener(logger, handler, s.clock, s.HasSyncedChecker().Name())
 	l.setBacklog(bounds, s.keyFunc, (*informerStore)(s))
 	l.observer = s.monitor.newHandlerObserver(l.handlerName)
 	if s.started {
@@ -551,7 +532,7 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 		defer s.blockDeltas.Unlock()
 		l.addInitial(s.indexer.List())
 	}
-	if !s.processor.addListener(l) {
+	if !s.processor.addListener(l, resync) {
 		// Not expected: the processor stops only after stopped was set,
 		// and stopped is checked above under the same lock.
 		return nil, fmt.Errorf("handler %v was not added to shared informer because its processor has stopped", handler)
@@ -594,28 +575,22 @@ func (e *informerEvents) OnAdd(obj any, isInInitialList bool) {
 	if e.detectMutations {
 		e.mutationDetector.AddObject(obj)
 	}
-	e.processor.distribute(notification{kind: addNotification, isInInitialList: isInInitialList, newObj: obj}, false)
+	e.processor.distribute(notification{kind: addNotification, isInInitialList: isInInitialList, newObj: obj})
 }
 
 // OnUpdate distributes an update. An update that does not change the
 // resource version (a relist or resync of an unchanged object) is a sync: it
-// only goes to the handlers whose resync is due.
+// only goes to the handlers whose resync is due (see resync.go).
 func (e *informerEvents) OnUpdate(oldObj, newObj any) {
-	isSync := false
-	if accessor, err := meta.Accessor(newObj); err == nil {
-		if oldAccessor, err := meta.Accessor(oldObj); err == nil {
-			isSync = accessor.GetResourceVersion() == oldAccessor.GetResourceVersion()
-		}
-	}
 	if e.detectMutations {
 		e.mutationDetector.AddObject(newObj)
 	}
-	e.processor.distribute(notification{kind: updateNotification, oldObj: oldObj, newObj: newObj}, isSync)
+	e.processor.distributeUpdate(oldObj, newObj)
 }
 
 // OnDelete distributes a delete to every handler.
 func (e *informerEvents) OnDelete(obj any) {
-	e.processor.distribute(notification{kind: deleteNotification, oldObj: obj}, false)
+	e.processor.distribute(notification{kind: deleteNotification, oldObj: obj})
 }
 
 // informerStore is the [backlogSource] of the informer's listeners.

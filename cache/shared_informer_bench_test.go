@@ -327,7 +327,7 @@ func BenchmarkListenerDistribute(b *testing.B) {
 			hs := make([]*benchkit.LatencyHandler, handlers)
 			for i := range hs {
 				hs[i] = benchkit.NewLatencyHandler(nil, 0)
-				p.addListener(newProcessorListener(discardLogger(), hs[i], 0, 0, realClock, "bench"))
+				p.addListener(newProcessorListener(discardLogger(), hs[i], realClock, "bench"), resyncSchedule{})
 			}
 			p.run()
 			defer p.stop()
@@ -335,7 +335,7 @@ func BenchmarkListenerDistribute(b *testing.B) {
 			n := 0
 			for b.Loop() {
 				n++
-				p.distribute(notification{kind: updateNotification, oldObj: obj, newObj: obj}, false)
+				p.distribute(notification{kind: updateNotification, oldObj: obj, newObj: obj})
 			}
 			for _, h := range hs {
 				h.Expect(int64(n))

@@ -172,25 +172,3 @@ func (o HandlerOptions) backlogBounds() (backlogBounds, error) {
 	}
 	return backlogBounds{coalesce: o.Coalesce, coalesceAfter: o.CoalesceAfter, max: o.MaxBacklog}, nil
 }
-
-// minimumResyncPeriod is the smallest positive resync period a handler can
-// get; smaller requests are raised to it.
-const minimumResyncPeriod = 1 * time.Second
-
-// determineResyncPeriod returns the effective resync period of a handler that
-// asks for desired in an informer that checks for resyncs every check: no
-// resync if either is zero, otherwise at least check.
-func determineResyncPeriod(logger klog.Logger, desired, check time.Duration) time.Duration {
-	if desired == 0 {
-		return desired
-	}
-	if check == 0 {
-		logger.Info("Warning: the specified resyncPeriod is invalid because this shared informer doesn't support resyncing", "desired", desired)
-		return 0
-	}
-	if desired < check {
-		logger.Info("Warning: the specified resyncPeriod is being increased to the minimum resyncCheckPeriod", "desired", desired, "resyncCheckPeriod", check)
-		return check
-	}
-	return desired
-}

@@ -600,12 +600,13 @@ func TestSharedInformerResyncPeriodRules(t *testing.T) {
 					add(h)
 				}
 			}
-			inf.processor.mu.RLock()
+			p := inf.processor
+			p.mu.RLock()
 			got := map[string]time.Duration{}
 			for name, reg := range regs {
-				got[name] = reg.(*processorListener).resyncPeriod
+				got[name] = p.listeners[p.index[reg.(*processorListener)]].resync.period
 			}
-			inf.processor.mu.RUnlock()
+			p.mu.RUnlock()
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("effective resync periods (-want +got):\n%s", diff)
 			}

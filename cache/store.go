@@ -247,13 +247,22 @@ func (c *cache) Transaction(txns ...Transaction) *TransactionError {
 }
 
 // transactionKeyed is Transaction of writes whose keys the caller computed
-// with the store's key function.
-func (c *cache) transactionKeyed(txns []ThreadSafeStoreTransaction) *TransactionError {
-	errs := c.cacheStorage.transaction(txns)
+// with the store's key function. When priors is not nil (one entry per
+// write), it receives what each applied write's key held just before it.
+func (c *cache) transactionKeyed(txns []ThreadSafeStoreTransaction, priors []storedState) *TransactionError {
+	errs := c.cacheStorage.transact(txns, priors)
 	if errs == nil {
 		return nil
 	}
 	return newTransactionError(errs)
+}
+
+// fillKeyed stores objs under keys, which the caller computed with the
+// store's key function, in a store that holds nothing, as a transaction of
+// these writes would; see threadSafeMap.fill. It fails, storing nothing, if
+// the store holds something or an object cannot be stored.
+func (c *cache) fillKeyed(keys []string, objs []any) error {
+	return c.cacheStorage.fill(keys, objs)
 }
 
 // newTransactionError returns the result of a transaction in which write i
@@ -371,26 +380,32 @@ func (c *cache) replaceKeyed(keys []string, objs []any, resourceVersion string) 
 }
 
 // replace implements Replace and replaceKeyed: keys, when not nil, are the
-// keys of list.
+// keys of list. Of a key listed twice, the last object is kept.
 func (c *cache) replace(keys []string, list []any, resourceVersion string) error {
-	items := make(map[string]any, len(list))
+	computeKeys := keys == nil
+	if computeKeys {
+		keys = make([]string, len(list))
+	}
+	objs := list
+	if c.transformer != nil {
+		objs = make([]any, len(list))
+	}
 	for i, obj := range list {
-		var key string
-		if keys != nil {
-			key = keys[i]
-		} else {
+		if computeKeys {
+			key, err := c.keyOf(obj)
+			if err != nil {
+				return err
+			}
+			keys[i] = key
+		}
+		if c.transformer != nil {
 			var err error
-			if key, err = c.keyOf(obj); err != nil {
+			if objs[i], err = c.transform(obj); err != nil {
 				return err
 			}
 		}
-		obj, err := c.transform(obj)
-		if err != nil {
-			return err
-		}
-		items[key] = obj
 	}
-	return c.cacheStorage.replace(items, resourceVersion)
+	return c.cacheStorage.replaceList(keys, objs, resourceVersion)
 }
 
 // Resync does nothing.

@@ -320,7 +320,7 @@ func TestStoreKeyedWrites(t *testing.T) {
 			keyed: func(s *cache) error {
 				if err := s.transactionKeyed([]ThreadSafeStoreTransaction{
 					{Transaction{objs[0], TransactionTypeAdd}, keys[0]}, {Transaction{objs[2], TransactionTypeUpdate}, keys[2]},
-				}); err != nil {
+				}, nil); err != nil {
 					return err
 				}
 				return nil

@@ -2,12 +2,12 @@ package cache
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
 
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/sets"
 )
 
 // ThreadSafeStore is a map from caller-supplied keys to objects, with
@@ -119,8 +119,8 @@ func newThreadSafeMap(indexers Indexers, opts ...ThreadSafeStoreOption) *threadS
 	}
 	set, _ := emptyIndexSet.with(usable) // cannot fail: no conflicts, no nil function
 	c := &threadSafeMap{
-		items: map[string]any{},
-		index: newStoreIndex(set),
+		items: newObjectTable(0),
+		index: newStoreIndex(set, 0),
 	}
 	c.indexSet.Store(set)
 	for _, opt := range opts {
@@ -141,7 +141,8 @@ var _ ThreadSafeStoreWithTransaction = (*threadSafeMap)(nil)
 var errNilObject = errors.New("cannot store a nil object")
 
 // threadSafeMap implements ThreadSafeStoreWithTransaction: one RWMutex around
-// the items, their indexes and the resource version.
+// the items, their indexes and the resource version. The items are an
+// [objectTable], whose ids the indexes hold.
 //
 // Writers compute the indexed values of an object before taking the lock,
 // from the current indexSet; under the lock they recompute only if
@@ -149,8 +150,8 @@ var errNilObject = errors.New("cannot store a nil object")
 // refuses the write before anything is modified.
 type threadSafeMap struct {
 	lock  sync.RWMutex
-	items map[string]any // guarded by lock; never holds a nil value
-	// index is guarded by lock; it indexes exactly the keys of items.
+	items *objectTable // guarded by lock; never holds a nil value
+	// index is guarded by lock; it indexes exactly the ids of items.
 	index *storeIndex
 	// indexSet is index.set, readable without the lock; stored under lock.
 	indexSet atomic.Pointer[indexSet]
@@ -231,9 +232,8 @@ func (c *threadSafeMap) commit(key string, obj any, p keyedValues) (old any, exi
 	if err != nil {
 		return nil, false, err
 	}
-	old, existed = c.items[key]
-	c.items[key] = obj
-	c.index.update(key, p.values)
+	id, old, existed := c.items.put(key, obj)
+	c.index.update(id, p.values)
 	if hasRV {
 		c.setRVLocked(rv)
 	}
@@ -259,11 +259,13 @@ func (c *threadSafeMap) DeleteWithObject(key string, obj any) {
 	}
 }
 
-func (c *threadSafeMap) deleteLocked(key string) {
-	if _, ok := c.items[key]; ok {
-		c.index.update(key, nil)
-		delete(c.items, key)
+// deleteLocked removes key and returns what it held.
+func (c *threadSafeMap) deleteLocked(key string) (old any, existed bool) {
+	id, old, existed := c.items.remove(key)
+	if existed {
+		c.index.remove(id)
 	}
+	return old, existed
 }
 
 // Transaction applies txns in order under one lock. Writes that cannot be
@@ -282,6 +284,22 @@ func (c *threadSafeMap) Transaction(txns ...ThreadSafeStoreTransaction) {
 // type is unknown, or it is an add or update of a nil object or of an object
 // an index function fails on. The result is nil when every write applied.
 func (c *threadSafeMap) transaction(txns []ThreadSafeStoreTransaction) []error {
+	return c.transact(txns, nil)
+}
+
+// storedState is what a key held just before a write of a transaction.
+type storedState struct {
+	obj     any
+	existed bool
+}
+
+// transact is transaction that, when priors is not nil (it then has one
+// entry per write), also records there what each applied write's key held
+// just before it: a key written twice sees its first write. Adds and updates
+// are the same write. The index values of the objects are computed before
+// the lock is taken, and the table is sized once for a batch that would
+// otherwise grow it.
+func (c *threadSafeMap) transact(txns []ThreadSafeStoreTransaction, priors []storedState) []error {
 	if len(txns) == 0 {
 		return nil
 	}
@@ -292,16 +310,29 @@ func (c *threadSafeMap) transaction(txns []ThreadSafeStoreTransaction) []error {
 		}
 		errs[i] = err
 	}
-	prepared := make([]keyedValues, len(txns))
+	set := c.indexSet.Load()
+	k := len(set.names)
+	prepared := make([][][]string, len(txns)) // the index values of each write
+	var flat [][]string                       // their storage, k per write
+	if k > 0 {
+		flat = make([][]string, 0, len(txns)*k)
+	}
+	puts := 0
 	for i, txn := range txns {
 		switch txn.Type {
 		case TransactionTypeAdd, TransactionTypeUpdate:
-			p, err := c.prepare(txn.Key, txn.Object, nil)
+			puts++
+			if txn.Object == nil {
+				fail(i, &nilItemError{key: txn.Key})
+				continue
+			}
+			values, err := set.compute(txn.Key, txn.Object, 0, flat[len(flat):len(flat):len(flat)+k])
 			if err != nil {
 				fail(i, err)
 				continue
 			}
-			prepared[i] = p
+			prepared[i] = values
+			flat = flat[:len(flat)+k]
 		case TransactionTypeDelete:
 		default:
 			fail(i, &unknownTransactionTypeError{txn.Type})
@@ -310,23 +341,31 @@ func (c *threadSafeMap) transaction(txns []ThreadSafeStoreTransaction) []error {
 
 	c.lock.Lock()
 	defer c.lock.Unlock()
+	if puts > c.items.len() {
+		// Mostly new keys (a first list): size the table once.
+		c.reserveLocked(puts)
+	}
 	last := -1
 	for i, txn := range txns {
 		if errs != nil && errs[i] != nil {
 			continue
 		}
+		var prior storedState
 		if txn.Type == TransactionTypeDelete {
-			c.deleteLocked(txn.Key)
-			last = i
-			continue
+			prior.obj, prior.existed = c.deleteLocked(txn.Key)
+		} else {
+			p, err := c.refreshLocked(txn.Key, txn.Object, keyedValues{set: set, values: prepared[i]})
+			if err != nil {
+				fail(i, err)
+				continue
+			}
+			var id uint32
+			id, prior.obj, prior.existed = c.items.put(txn.Key, txn.Object)
+			c.index.update(id, p.values)
 		}
-		p, err := c.refreshLocked(txn.Key, txn.Object, prepared[i])
-		if err != nil {
-			fail(i, err)
-			continue
+		if priors != nil {
+			priors[i] = prior
 		}
-		c.items[txn.Key] = txn.Object
-		c.index.update(txn.Key, p.values)
 		last = i
 	}
 	if last >= 0 {
@@ -337,29 +376,37 @@ func (c *threadSafeMap) transaction(txns []ThreadSafeStoreTransaction) []error {
 	return errs
 }
 
+// reserveLocked makes room for n objects in all.
+func (c *threadSafeMap) reserveLocked(n int) {
+	c.items.reserve(n)
+	c.index.reserve(n)
+}
+
 // Get returns the object stored under key. It does not allocate.
 func (c *threadSafeMap) Get(key string) (item any, exists bool) {
 	c.lock.RLock()
 	defer c.lock.RUnlock()
-	item, exists = c.items[key]
-	return item, exists
+	return c.items.get(key)
 }
 
 // getBytes is Get with the key given as bytes; the lookup does not allocate.
 func (c *threadSafeMap) getBytes(key []byte) (item any, exists bool) {
 	c.lock.RLock()
 	defer c.lock.RUnlock()
-	item, exists = c.items[string(key)]
-	return item, exists
+	id, ok := c.items.lookupBytes(key)
+	if !ok {
+		return nil, false
+	}
+	return c.items.at(id).obj, true
 }
 
 // List returns every object.
 func (c *threadSafeMap) List() []any {
 	c.lock.RLock()
 	defer c.lock.RUnlock()
-	list := make([]any, 0, len(c.items))
-	for _, item := range c.items {
-		list = append(list, item)
+	list := make([]any, 0, c.items.len())
+	for _, e := range c.items.all {
+		list = append(list, e.obj)
 	}
 	return list
 }
@@ -368,16 +415,16 @@ func (c *threadSafeMap) List() []any {
 func (c *threadSafeMap) len() int {
 	c.lock.RLock()
 	defer c.lock.RUnlock()
-	return len(c.items)
+	return c.items.len()
 }
 
 // ListKeys returns every key.
 func (c *threadSafeMap) ListKeys() []string {
 	c.lock.RLock()
 	defer c.lock.RUnlock()
-	keys := make([]string, 0, len(c.items))
-	for key := range c.items {
-		keys = append(keys, key)
+	keys := make([]string, 0, c.items.len())
+	for _, e := range c.items.all {
+		keys = append(keys, e.key)
 	}
 	return keys
 }
@@ -389,47 +436,139 @@ func (c *threadSafeMap) Replace(items map[string]any, resourceVersion string) {
 	}
 }
 
-// replace swaps in items, taking ownership of the map, and records
-// resourceVersion. It fails, changing nothing, when items holds a nil object
-// or an index function fails on one of them. The new indexes are built
-// before the lock is taken, so readers are not blocked while that runs.
+// replace swaps in items and records resourceVersion. It fails, changing
+// nothing, when items holds a nil object or an index function fails on one
+// of them.
 func (c *threadSafeMap) replace(items map[string]any, resourceVersion string) error {
-	if items == nil {
-		items = map[string]any{}
-	}
+	return c.replaceWith(len(items), func(yield func(string, any) bool) {
+		for key, obj := range items {
+			if !yield(key, obj) {
+				return
+			}
+		}
+	}, resourceVersion)
+}
+
+// replaceList is replace with the items given as keys and the objects at
+// the same positions; of a key given twice, the last object is kept.
+func (c *threadSafeMap) replaceList(keys []string, objs []any, resourceVersion string) error {
+	return c.replaceWith(len(keys), func(yield func(string, any) bool) {
+		for i, key := range keys {
+			if !yield(key, objs[i]) {
+				return
+			}
+		}
+	}, resourceVersion)
+}
+
+// replaceWith swaps in the n items that items yields. The new table and
+// indexes are built before the lock is taken, sized for n, so readers are
+// not blocked while that runs.
+func (c *threadSafeMap) replaceWith(n int, items func(yield func(string, any) bool), resourceVersion string) error {
 	set := c.indexSet.Load()
-	idx, err := buildStoreIndex(set, items)
+	table, idx, err := buildContents(set, n, items)
 	if err != nil {
 		return err
 	}
 	c.lock.Lock()
 	defer c.lock.Unlock()
 	if set != c.index.set {
-		if idx, err = buildStoreIndex(c.index.set, items); err != nil {
+		if table, idx, err = buildContents(c.index.set, n, items); err != nil {
 			return err
 		}
 	}
-	c.items = items
+	c.items = table
 	c.index = idx
 	c.setRVLocked(resourceVersion)
 	return nil
 }
 
-// buildStoreIndex indexes items with set.
-func buildStoreIndex(set *indexSet, items map[string]any) (*storeIndex, error) {
-	idx := newStoreIndex(set)
-	var buf [4][]string
+// errStoreNotEmpty is why fill refuses to write.
+var errStoreNotEmpty = errors.New("the store is not empty")
+
+// fill stores objs under keys (the last object of a key given twice) in a
+// store that holds nothing, and records the resource version of the last
+// object, as a transaction of these writes would. The table and indexes are
+// built before the lock is taken, sized for the list, with none of a
+// transaction's per-write bookkeeping. It fails, changing nothing, when the
+// store is not empty or an object cannot be stored: the caller then writes
+// them in a transaction, which applies what it can.
+func (c *threadSafeMap) fill(keys []string, objs []any) error {
+	if c.len() != 0 {
+		return errStoreNotEmpty
+	}
+	items := func(yield func(string, any) bool) {
+		for i, key := range keys {
+			if !yield(key, objs[i]) {
+				return
+			}
+		}
+	}
+	set := c.indexSet.Load()
+	table, idx, err := buildContents(set, len(keys), items)
+	if err != nil {
+		return err
+	}
+	c.lock.Lock()
+	defer c.lock.Unlock()
+	if c.items.len() != 0 {
+		return errStoreNotEmpty
+	}
+	if set != c.index.set {
+		if table, idx, err = buildContents(c.index.set, len(keys), items); err != nil {
+			return err
+		}
+	}
+	c.items = table
+	c.index = idx
+	if len(objs) > 0 {
+		if rv, ok := rvFromObject(objs[len(objs)-1]); ok {
+			c.setRVLocked(rv)
+		}
+	}
+	return nil
+}
+
+// buildContents stores the items in a new table, sized for n, and indexes
+// them with set. Of a key given twice, the last object counts: an earlier
+// one can neither fail an index function nor be nil without consequence.
+func buildContents(set *indexSet, n int, items func(yield func(string, any) bool)) (*objectTable, *storeIndex, error) {
+	table := newObjectTable(n)
+	var nilKeys map[string]struct{} // keys whose last object is nil
 	for key, obj := range items {
 		if obj == nil {
-			return nil, &nilItemError{key: key}
+			if nilKeys == nil {
+				nilKeys = map[string]struct{}{}
+			}
+			nilKeys[key] = struct{}{}
+			table.remove(key)
+			continue
 		}
-		values, err := set.compute(key, obj, 0, buf[:0])
-		if err != nil {
-			return nil, err
+		if nilKeys != nil {
+			delete(nilKeys, key)
 		}
-		idx.update(key, values)
+		table.put(key, obj)
 	}
-	return idx, nil
+	for key := range nilKeys {
+		return nil, nil, &nilItemError{key: key}
+	}
+	idx := newStoreIndex(set, n)
+	if len(set.names) == 0 {
+		return table, idx, nil
+	}
+	var buf [4][]string
+	var err error
+	for id, e := range table.all {
+		var values [][]string
+		if values, err = set.compute(e.key, e.obj, 0, buf[:0]); err != nil {
+			break
+		}
+		idx.update(id, values)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return table, idx, nil
 }
 
 // Index returns the objects sharing an indexed value with obj.
@@ -445,41 +584,55 @@ func (c *threadSafeMap) Index(indexName string, obj any) ([]any, error) {
 	}
 	c.lock.RLock()
 	defer c.lock.RUnlock()
-	keys, err := c.index.keysByValues(indexName, values)
+	var list []any
+	err = c.index.idsByValues(indexName, values, func(id uint32) bool {
+		list = append(list, c.items.at(id).obj)
+		return true
+	})
 	if err != nil {
 		return nil, err
 	}
-	return c.objectsLocked(keys), nil
+	if list == nil {
+		list = []any{}
+	}
+	return list, nil
 }
 
 // ByIndex returns the objects indexed under indexedValue.
 func (c *threadSafeMap) ByIndex(indexName, indexedValue string) ([]any, error) {
 	c.lock.RLock()
 	defer c.lock.RUnlock()
-	keys, err := c.index.keysByValue(indexName, indexedValue)
+	b, err := c.index.bucketOf(indexName, indexedValue)
 	if err != nil {
 		return nil, err
 	}
-	return c.objectsLocked(keys), nil
-}
-
-func (c *threadSafeMap) objectsLocked(keys sets.Set[string]) []any {
-	list := make([]any, 0, len(keys))
-	for key := range keys {
-		list = append(list, c.items[key])
+	if b == nil {
+		return []any{}, nil
 	}
-	return list
+	list := make([]any, 0, b.ids.len())
+	for id := range b.ids.all {
+		list = append(list, c.items.at(id).obj)
+	}
+	return list, nil
 }
 
 // IndexKeys returns the sorted keys indexed under indexedValue.
 func (c *threadSafeMap) IndexKeys(indexName, indexedValue string) ([]string, error) {
 	c.lock.RLock()
 	defer c.lock.RUnlock()
-	keys, err := c.index.keysByValue(indexName, indexedValue)
+	b, err := c.index.bucketOf(indexName, indexedValue)
 	if err != nil {
 		return nil, err
 	}
-	return sets.List(keys), nil
+	if b == nil {
+		return []string{}, nil
+	}
+	keys := make([]string, 0, b.ids.len())
+	for id := range b.ids.all {
+		keys = append(keys, c.items.at(id).key)
+	}
+	slices.Sort(keys)
+	return keys, nil
 }
 
 // ListIndexFuncValues returns the values present in the named index.
@@ -509,13 +662,13 @@ func (c *threadSafeMap) AddIndexers(newIndexers Indexers) error {
 		return nil
 	}
 	first := len(c.index.set.names)
-	added := make(map[string][][]string, len(c.items))
-	for key, obj := range c.items {
-		values, err := set.compute(key, obj, first, nil)
+	added := make(map[uint32][][]string, c.items.len())
+	for id, e := range c.items.all {
+		values, err := set.compute(e.key, e.obj, first, nil)
 		if err != nil {
 			return err
 		}
-		added[key] = values
+		added[id] = values
 	}
 	c.index.extend(set, added)
 	c.indexSet.Store(set)

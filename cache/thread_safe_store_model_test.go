@@ -553,20 +553,14 @@ func storeCompare(m *storeModel, sut storeUnderTest) error {
 		errs = append(errs, errors.New("ByIndex of an unknown index did not fail"))
 	}
 
-	// Internal invariants: no empty value set, no stale per-key values.
+	// Internal invariants.
 	sut.tsm.lock.RLock()
 	defer sut.tsm.lock.RUnlock()
-	for name, idx := range sut.tsm.index.indices {
-		for v, keys := range idx {
-			if len(keys) == 0 {
-				errs = append(errs, fmt.Errorf("index %q keeps an empty set for %q", name, v))
-			}
-		}
+	if err := sut.tsm.items.check(); err != nil {
+		errs = append(errs, err)
 	}
-	for key := range sut.tsm.index.values {
-		if _, ok := sut.tsm.items[key]; !ok {
-			errs = append(errs, fmt.Errorf("index keeps values of deleted key %q", key))
-		}
+	if err := sut.tsm.index.check(sut.tsm.items); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

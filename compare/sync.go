@@ -10,6 +10,7 @@ import (
 var syncMetrics = []Metric{
 	{ID: "synced", Label: "time to HasSynced", Unit: "ms"},
 	{ID: "handled", Label: "time until the handler has all", Unit: "ms"},
+	{ID: "perobject", Label: "time per object until the handler has all", Unit: "µs"},
 	{ID: "cpu", Label: "CPU per object", Unit: "µs"},
 	{ID: "allocs", Label: "allocations per object"},
 	{ID: "bytes", Label: "bytes allocated per object", Unit: "B"},
@@ -66,12 +67,13 @@ func runSync(cfg Config, lib Library, kind benchkit.Kind, n int, span func() fun
 	}
 	object := float64(heapList-heapBefore) / float64(n)
 	return sample{
-		"synced":   float64(synced) / float64(time.Millisecond),
-		"handled":  float64(handled) / float64(time.Millisecond),
-		"cpu":      perUnit(spent.CPU, n, time.Microsecond),
-		"allocs":   float64(spent.Allocs) / float64(n),
-		"bytes":    float64(spent.Bytes) / float64(n),
-		"overhead": (float64(heapSynced)-float64(heapBefore))/float64(n) - object,
-		"object":   object,
+		"synced":    float64(synced) / float64(time.Millisecond),
+		"handled":   float64(handled) / float64(time.Millisecond),
+		"perobject": perUnit(handled, n, time.Microsecond),
+		"cpu":       perUnit(spent.CPU, n, time.Microsecond),
+		"allocs":    float64(spent.Allocs) / float64(n),
+		"bytes":     float64(spent.Bytes) / float64(n),
+		"overhead":  (float64(heapSynced)-float64(heapBefore))/float64(n) - object,
+		"object":    object,
 	}, nil
 }

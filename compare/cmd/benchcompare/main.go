@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -48,7 +49,11 @@ func run() error {
 	out := flag.String("out", "", "directory to write bench-compare.md and bench-compare.svg to")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of each run's measured span to this path with .1, .2... appended (go tool pprof merges them: go tool pprof -top PATH.*)")
 	memProfile := flag.String("memprofile", "", "write a heap profile to this file at the end of every initial sync (after GC, while the informer holds its objects)")
+	memProfileRate := flag.Int("memprofilerate", 0, "with -memprofile, sample one allocation per this many bytes (1 records every allocation: exact accounting of what the informer keeps per object, and a much slower run); 0 keeps Go's default, 512 KiB")
 	flag.Parse()
+	if *memProfileRate > 0 {
+		runtime.MemProfileRate = *memProfileRate
+	}
 
 	var err error
 	if cfg.Sizes, err = compare.ParseSizes(*sizes); err != nil {
