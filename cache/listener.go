@@ -192,7 +192,7 @@ func (l *processorListener) add(n notification) {
 		l.syncTracker.Start()
 	}
 	l.enqueueLocked(n)
-	l.wakeLocked()
+	l.unlockAndWake()
 }
 
 // addInitial queues OnAdd(obj, true) for every object, in order, under one
@@ -211,11 +211,11 @@ func (l *processorListener) addInitial(objs []any) {
 		l.syncTracker.Start()
 		l.enqueueLocked(notification{kind: addNotification, isInInitialList: true, newObj: obj})
 	}
-	l.wakeLocked()
+	l.unlockAndWake()
 }
 
-// wakeLocked unlocks mu and wakes run if it is waiting.
-func (l *processorListener) wakeLocked() {
+// unlockAndWake unlocks mu and wakes run if it is waiting.
+func (l *processorListener) unlockAndWake() {
 	wake := l.idle
 	l.idle = false
 	l.mu.Unlock()
@@ -264,7 +264,7 @@ func (l *processorListener) stop() {
 	onStop := l.onStop
 	l.onStop = nil
 	close(l.stopCh)
-	l.wakeLocked()
+	l.unlockAndWake()
 	if !started {
 		close(l.runFinished)
 	}

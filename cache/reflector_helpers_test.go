@@ -436,18 +436,6 @@ func runReflector(t *testing.T, r *Reflector, lw *scriptedLW) {
 	}
 }
 
-// waitFor polls cond until it holds or a generous deadline passes.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(wait.ForeverTestTimeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 // hostileHooks answer the calls of a hostileLW instead of its server; a nil
 // hook leaves its calls to the server.
 type hostileHooks struct {

@@ -926,13 +926,7 @@ func TestSharedInformerManyHandlersLeaveNoGoroutines(t *testing.T) {
 	if got := inf.processor.listenerCount(); got != 0 {
 		t.Errorf("%d listeners remain", got)
 	}
-	deadline := time.Now().Add(wait.ForeverTestTimeout)
-	for goruntime.NumGoroutine() > baseline {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d goroutines remain, %d before the handlers were added", goruntime.NumGoroutine(), baseline)
-		}
-		goruntime.Gosched()
-	}
+	waitFor(t, "the handlers' goroutines to exit", func() bool { return goruntime.NumGoroutine() <= baseline })
 }
 
 func TestSharedInformerWatchErrorHandler(t *testing.T) {
