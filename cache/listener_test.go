@@ -291,3 +291,47 @@ func TestProcessorRemoveListener(t *testing.T) {
 		t.Error("a stopped processor accepted a listener")
 	}
 }
+
+func TestProcessorHeldWakeups(t *testing.T) {
+	tests := []struct {
+		name string
+		// changes are distributed before act.
+		changes int
+		// act ends the hold: releaseWakeups, or stop.
+		act func(p *sharedProcessor)
+		// delivered is how many changes reach the handler before act, and
+		// after it.
+		before, after int
+	}{
+		{name: "released when the queue drains", changes: 3, act: (*sharedProcessor).releaseWakeups, before: 0, after: 3},
+		{name: "released every maxHeldChanges", changes: maxHeldChanges, act: (*sharedProcessor).releaseWakeups, before: maxHeldChanges, after: maxHeldChanges},
+		{name: "stop wakes a held listener", changes: 3, act: (*sharedProcessor).stop, before: 0, after: 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				p := newSharedProcessor(realClock)
+				p.holdWakeups = true
+				rec := newRecorder()
+				l := newTestListener(rec)
+				p.addListener(l, resyncSchedule{})
+				p.run()
+				synctest.Wait() // the listener waits for a wake-up
+				for i := range tc.changes {
+					p.distribute(addOf(fmt.Sprint(i), false))
+				}
+				synctest.Wait()
+				if got := rec.count(); got != tc.before {
+					t.Errorf("%d calls before the hold ends, want %d", got, tc.before)
+				}
+				tc.act(p)
+				synctest.Wait()
+				if got := rec.count(); got != tc.after {
+					t.Errorf("%d calls after the hold ends, want %d", got, tc.after)
+				}
+				p.stop() // returns: the listener's goroutine has exited
+				waitClosed(t, "ShutdownChan", l.ShutdownChan())
+			})
+		})
+	}
+}

@@ -38,7 +38,26 @@ type sharedProcessor struct {
 
 	// wg tracks the listeners' goroutines.
 	wg sync.WaitGroup
+
+	// holdWakeups makes distribution leave idle listeners asleep until
+	// releaseWakeups, so that a listener gets the notifications of a run of
+	// changes in one wake-up instead of one wake-up per change. Set at
+	// construction by an informer whose queue calls releaseWakeups before
+	// it waits for more changes.
+	holdWakeups bool
+
+	heldMu sync.Mutex
+	// held are the listeners that distribution left asleep with
+	// notifications queued. guarded by heldMu.
+	held []*processorListener
+	// heldChanges counts the changes distributed since the last release.
+	// guarded by heldMu.
+	heldChanges int
 }
+
+// maxHeldChanges is how many changes distribution may hold wake-ups back
+// for: a queue that never drains still has its listeners woken this often.
+const maxHeldChanges = 64
 
 // registeredListener is a listener and its resync schedule.
 type registeredListener struct {
@@ -103,9 +122,10 @@ func (p *sharedProcessor) removeListener(handle ResourceEventHandlerRegistration
 func (p *sharedProcessor) distribute(n notification) {
 	p.mu.RLock()
 	for i := range p.listeners {
-		p.listeners[i].add(n)
+		p.addTo(p.listeners[i].processorListener, n)
 	}
 	p.mu.RUnlock()
+	p.distributed()
 }
 
 // distributeUpdate queues an update from oldObj to newObj for every listener
@@ -121,9 +141,49 @@ func (p *sharedProcessor) distributeUpdate(oldObj, newObj any) {
 		if isSync && p.listeners[i].resync.skipsSyncs {
 			continue
 		}
-		p.listeners[i].add(n)
+		p.addTo(p.listeners[i].processorListener, n)
 	}
 	p.mu.RUnlock()
+	p.distributed()
+}
+
+// addTo queues n for l, holding back its wake-up when the processor holds
+// wake-ups.
+func (p *sharedProcessor) addTo(l *processorListener, n notification) {
+	if !l.addHeld(n, p.holdWakeups) {
+		return
+	}
+	p.heldMu.Lock()
+	p.held = append(p.held, l)
+	p.heldMu.Unlock()
+}
+
+// distributed counts a distributed change and releases the held wake-ups
+// every maxHeldChanges changes.
+func (p *sharedProcessor) distributed() {
+	if !p.holdWakeups {
+		return
+	}
+	p.heldMu.Lock()
+	p.heldChanges++
+	release := p.heldChanges >= maxHeldChanges
+	p.heldMu.Unlock()
+	if release {
+		p.releaseWakeups()
+	}
+}
+
+// releaseWakeups wakes the listeners that distribution left asleep. It
+// never blocks.
+func (p *sharedProcessor) releaseWakeups() {
+	p.heldMu.Lock()
+	defer p.heldMu.Unlock()
+	for i, l := range p.held {
+		l.wakeUp()
+		p.held[i] = nil
+	}
+	p.held = p.held[:0]
+	p.heldChanges = 0
 }
 
 // run starts the goroutines of the registered listeners, and of listeners
