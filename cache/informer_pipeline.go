@@ -25,8 +25,8 @@ type pipelineConfig struct {
 	handler ResourceEventHandler
 	// drained, when not nil, is called each time the consumer finds the
 	// queue empty, before it waits: handler may hold back work until then
-	// (see sharedProcessor.holdWakeups). It is called with the queue's lock
-	// held and must not block.
+	// (see sharedProcessor.holdRuns). It is called with the queue's lock
+	// held and must not wait for the queue or its consumer.
 	drained func()
 	// lock, when not nil, is held while a popped item is processed.
 	lock sync.Locker

@@ -95,7 +95,7 @@ type processorListener struct {
 	// mu.
 	keyed *coalescingBacklog
 	// idle is set by run before it waits for wake, and cleared by whoever
-	// is to send the wake-up (see addHeld). guarded by mu.
+	// sends the wake-up. guarded by mu; at most one wake-up is in flight.
 	idle bool
 	// started is set when run has been started. guarded by mu.
 	started bool
@@ -106,8 +106,7 @@ type processorListener struct {
 	// dropping mirrors stopped for run, which checks it between the
 	// deliveries of a batch without taking mu.
 	dropping atomic.Bool
-	// wake carries one wake-up to an idle run; capacity 1. A wake-up that
-	// finds nothing to do (one stop sent) only makes run wait again.
+	// wake carries one wake-up to an idle run; capacity 1.
 	wake chan struct{}
 	// stopCh is closed when the listener stops; it interrupts the pause
 	// after a panic.
@@ -184,34 +183,39 @@ func (l *processorListener) ShutdownChan() <-chan struct{} {
 // add queues n for delivery. It never blocks on the handler. After stop it
 // drops n.
 func (l *processorListener) add(n notification) {
-	if l.addHeld(n, false) {
-		l.wakeUp()
-	}
-}
-
-// addHeld queues n for delivery, as add does, except that with hold it does
-// not wake an idle run, unless the registration bounds its backlog: it
-// reports true instead, and the caller must then call wakeUp, soon, so that
-// run delivers n (and whatever was queued meanwhile) in one go.
-func (l *processorListener) addHeld(n notification, hold bool) (mustWake bool) {
 	l.mu.Lock()
 	if l.stopped {
 		l.mu.Unlock()
-		return false
+		return
 	}
 	if n.isInitialAdd() {
 		l.syncTracker.Start()
 	}
 	l.enqueueLocked(n)
-	mustWake = l.idle
-	l.idle = false
-	bounded := l.keyed != nil
-	l.mu.Unlock()
-	if mustWake && (!hold || bounded) {
-		l.wakeUp() // a bounded backlog coalesces by how much waits: hold nothing back
-		return false
+	l.unlockAndWake()
+}
+
+// addRun queues the notifications of run, in order, under one lock
+// acquisition, skipping the syncs when skipSyncs is set. The run holds no
+// initial add. After stop it drops them.
+func (l *processorListener) addRun(run []heldChange, skipSyncs bool) {
+	l.mu.Lock()
+	if l.stopped {
+		l.mu.Unlock()
+		return
 	}
-	return mustWake
+	queued := false
+	for i := range run {
+		if !(skipSyncs && run[i].isSync) {
+			l.enqueueLocked(run[i].n)
+			queued = true
+		}
+	}
+	if !queued {
+		l.mu.Unlock()
+		return
+	}
+	l.unlockAndWake()
 }
 
 // addInitial queues OnAdd(obj, true) for every object, in order, under one
@@ -239,16 +243,10 @@ func (l *processorListener) unlockAndWake() {
 	l.idle = false
 	l.mu.Unlock()
 	if wake {
-		l.wakeUp()
-	}
-}
-
-// wakeUp sends run a wake-up, unless one is in flight already. It never
-// blocks.
-func (l *processorListener) wakeUp() {
-	select {
-	case l.wake <- struct{}{}:
-	default:
+		select {
+		case l.wake <- struct{}{}:
+		default: // cannot happen: a wake-up is only sent to an idle run
+		}
 	}
 }
 
@@ -289,11 +287,7 @@ func (l *processorListener) stop() {
 	onStop := l.onStop
 	l.onStop = nil
 	close(l.stopCh)
-	l.idle = false
-	l.mu.Unlock()
-	// Always: run may be waiting for a wake-up that addHeld's caller has
-	// not sent yet.
-	l.wakeUp()
+	l.unlockAndWake()
 	if !started {
 		close(l.runFinished)
 	}
@@ -373,7 +367,7 @@ func (l *processorListener) next(batch []notification) ([]notification, int, nex
 		l.idle = true
 		l.mu.Unlock()
 		l.observer.backlog(0)
-		<-l.wake // sent by add, addHeld's caller or stop
+		<-l.wake // sent by add or stop
 		l.mu.Lock()
 	}
 	if l.stopped {

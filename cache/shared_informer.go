@@ -204,7 +204,7 @@ func newSharedIndexInformer(lw ListerWatcher, exampleObject runtime.Object, opti
 	detector, detectMutations := informerMutationDetector(options.MutationDetector, exampleObject)
 	indexer := NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, options.Indexers, WithStoreMetrics(options.Identifier, options.InformerMetricsProvider))
 	processor := newSharedProcessor(clk)
-	processor.holdWakeups = true // start has the queue release them when it drains
+	processor.holdRuns = true // start has the queue release the run when it drains
 	return &sharedIndexInformer{
 		indexer:                         indexer,
 		monitor:                         newInformerMonitor(clk, exampleObject, options.ObjectDescription, options.Identifier, options.RunMetricsProvider, indexer),
@@ -385,7 +385,7 @@ func (s *sharedIndexInformer) start(logger klog.Logger) (Controller, bool) {
 		clock:           s.clock,
 		store:           s.indexer,
 		handler:         (*informerEvents)(s),
-		drained:         s.processor.releaseWakeups,
+		drained:         s.processor.releaseRun,
 		lock:            &s.blockDeltas,
 		transform:       s.transform,
 		identifier:      s.identifier,
