@@ -23,6 +23,11 @@ type pipelineConfig struct {
 	store Store
 	// handler is told about every change once store reflects it.
 	handler ResourceEventHandler
+	// drained, when not nil, is called each time the consumer finds the
+	// queue empty, before it waits: handler may hold back work until then
+	// (see sharedProcessor.holdRuns). It is called with the queue's lock
+	// held and must not wait for the queue or its consumer.
+	drained func()
 	// lock, when not nil, is held while a popped item is processed.
 	lock sync.Locker
 
@@ -63,6 +68,7 @@ func newInformerPipeline(cfg pipelineConfig) informerPipeline {
 			UnlockWhileProcessing: true,
 			EmitDeltaTypeBookmark: true,
 		}, cfg.clock)
+		f.beforeWait = cfg.drained
 		queue, logger = f, f.logger
 	} else {
 		f := newDeltaFIFO(DeltaFIFOOptions{
@@ -73,6 +79,7 @@ func newInformerPipeline(cfg pipelineConfig) informerPipeline {
 			Transformer:           cfg.transform,
 		}, cfg.clock)
 		f.takesBulks = true // the controller pops with popBatchKeyed
+		f.beforeWait = cfg.drained
 		queue, logger = f, f.logger
 	}
 	p := newDeltaProcessor(logger, cfg.handler, cfg.store, cfg.lock)

@@ -195,6 +195,29 @@ func (l *processorListener) add(n notification) {
 	l.unlockAndWake()
 }
 
+// addRun queues the notifications of run, in order, under one lock
+// acquisition, skipping the syncs when skipSyncs is set. The run holds no
+// initial add. After stop it drops them.
+func (l *processorListener) addRun(run []heldChange, skipSyncs bool) {
+	l.mu.Lock()
+	if l.stopped {
+		l.mu.Unlock()
+		return
+	}
+	queued := false
+	for i := range run {
+		if !(skipSyncs && run[i].isSync) {
+			l.enqueueLocked(run[i].n)
+			queued = true
+		}
+	}
+	if !queued {
+		l.mu.Unlock()
+		return
+	}
+	l.unlockAndWake()
+}
+
 // addInitial queues OnAdd(obj, true) for every object, in order, under one
 // lock acquisition. It is the replay of the store for a handler added to a
 // running informer.

@@ -291,3 +291,91 @@ func TestProcessorRemoveListener(t *testing.T) {
 		t.Error("a stopped processor accepted a listener")
 	}
 }
+
+func TestProcessorHoldsRuns(t *testing.T) {
+	type calls struct{ First, Second int }
+	update := func(name string) notification {
+		return notification{kind: updateNotification, oldObj: pom(name, "1"), newObj: pom(name, "2")}
+	}
+	tests := []struct {
+		name string
+		// act distributes through p, whose first listener is first;
+		// second, unless bounded, is added by act or not at all.
+		act     func(p *sharedProcessor, second *processorListener)
+		bounded bool
+		// before is what the handlers got before the run is released,
+		// after what they got once it was.
+		before, after calls
+	}{
+		{
+			name: "released when the queue drains",
+			act: func(p *sharedProcessor, _ *processorListener) {
+				for i := range 3 {
+					p.distributeUpdate(pom(fmt.Sprint(i), "1"), pom(fmt.Sprint(i), "2"))
+				}
+			},
+			before: calls{0, 0}, after: calls{3, 0},
+		},
+		{
+			name: "released every maxRunLength changes",
+			act: func(p *sharedProcessor, _ *processorListener) {
+				for i := range maxRunLength + 1 {
+					p.distribute(update(fmt.Sprint(i)))
+				}
+			},
+			before: calls{maxRunLength, 0}, after: calls{maxRunLength + 1, 0},
+		},
+		{
+			name: "initial adds are not held, and come after what was",
+			act: func(p *sharedProcessor, _ *processorListener) {
+				p.distribute(update("a"))
+				p.distribute(addOf("b", true))
+			},
+			before: calls{2, 0}, after: calls{2, 0},
+		},
+		{
+			name: "a listener added later does not get the run",
+			act: func(p *sharedProcessor, second *processorListener) {
+				p.distribute(update("a"))
+				p.addListener(second, resyncSchedule{})
+				p.distribute(update("b"))
+			},
+			before: calls{1, 0}, after: calls{2, 1},
+		},
+		{
+			name:    "a bounded listener gets changes at once",
+			bounded: true,
+			act: func(p *sharedProcessor, _ *processorListener) {
+				p.distribute(update("a"))
+			},
+			before: calls{0, 1}, after: calls{1, 1},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				p := newSharedProcessor(realClock)
+				p.holdRuns = true
+				first, second := newRecorder(), newRecorder()
+				p.addListener(newTestListener(first), resyncSchedule{})
+				l2 := newTestListener(second)
+				if tc.bounded {
+					l2.setBacklog(backlogBounds{max: 100}, MetaNamespaceKeyFunc, nil)
+					p.addListener(l2, resyncSchedule{})
+				}
+				p.run()
+				defer p.stop()
+				tc.act(p, l2)
+				synctest.Wait()
+				if diff := cmp.Diff(tc.before, calls{first.count(), second.count()}); diff != "" {
+					t.Errorf("calls before the release (-want +got):\n%s", diff)
+				}
+				p.releaseRun()
+				synctest.Wait()
+				if diff := cmp.Diff(tc.after, calls{first.count(), second.count()}); diff != "" {
+					t.Errorf("calls after the release (-want +got):\n%s", diff)
+				}
+			})
+		})
+	}
+}

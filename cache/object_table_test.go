@@ -10,35 +10,43 @@ import (
 )
 
 // check verifies the table's invariants: every stored key is found at its
-// id, the slots hold exactly the stored ids with their keys' hashes, the
-// free list holds exactly the free ids, and no probe run has a gap.
+// id, the slots hold exactly the stored ids with their keys and hashes, every
+// entry names the slot of its key, the free list holds exactly the free ids,
+// and no probe run has a gap.
 func (t *objectTable) check() error {
 	var errs []error
 	live, inSlots := 0, 0
 	for id, e := range t.entries {
 		if e.obj == nil {
-			if e.key != "" {
-				errs = append(errs, fmt.Errorf("free id %d keeps key %q", id, e.key))
+			if e.slot != 0 {
+				errs = append(errs, fmt.Errorf("free id %d keeps slot %d", id, e.slot))
 			}
 			continue
 		}
 		live++
-		got, ok := t.lookup(e.key)
+		key := t.keyAt(uint32(id))
+		got, ok := t.lookup(key)
 		if !ok || got != uint32(id) {
-			errs = append(errs, fmt.Errorf("lookup(%q) = %d, %v; want %d", e.key, got, ok, id))
+			errs = append(errs, fmt.Errorf("lookup(%q) = %d, %v; want %d", key, got, ok, id))
 		}
 	}
-	for _, s := range t.slots {
-		if s == 0 {
+	for i, s := range t.slots {
+		if s.hashID == 0 {
+			if s.key != "" {
+				errs = append(errs, fmt.Errorf("empty slot %d keeps key %q", i, s.key))
+			}
 			continue
 		}
 		inSlots++
-		id := uint32(s) - 1
+		id := s.id()
 		if int(id) >= len(t.entries) || t.entries[id].obj == nil {
 			errs = append(errs, fmt.Errorf("slot holds id %d, which is not stored", id))
 			continue
 		}
-		if uint32(s>>32) != t.hash(t.entries[id].key) {
+		if t.entries[id].slot != uint32(i) {
+			errs = append(errs, fmt.Errorf("entry of id %d names slot %d, its key is in slot %d", id, t.entries[id].slot, i))
+		}
+		if uint32(s.hashID>>32) != t.hash(s.key) {
 			errs = append(errs, fmt.Errorf("slot of id %d holds a hash that is not its key's", id))
 		}
 	}

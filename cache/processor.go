@@ -9,7 +9,8 @@ import (
 
 // sharedProcessor fans the notifications of a shared informer out to its
 // listeners, one per registered handler. Distributing only appends to each
-// listener's buffer, so it never waits for a handler. Notifications
+// listener's buffer (or, in a shared informer, to a run of changes handed to
+// the listeners together, see holdRuns), so it never waits for a handler. Notifications
 // distributed before the processor runs wait in the listeners' buffers.
 //
 // The processor's lifecycle is: listeners may be added at any time; run
@@ -38,7 +39,35 @@ type sharedProcessor struct {
 
 	// wg tracks the listeners' goroutines.
 	wg sync.WaitGroup
+
+	// holdRuns makes distribution hold the changes back from the
+	// listeners whose backlog is not bounded, in a run that releaseRun
+	// hands to each listener under one lock acquisition, with one wake-up:
+	// cheaper than a lock and a wake-up per change and listener. Set at
+	// construction by an informer whose queue calls releaseRun before it
+	// waits for more changes. Initial adds are never held (they count
+	// towards the listeners' sync, which must see them before the queue
+	// counts them processed); a change of the listener set, or of who
+	// skips syncs, first releases the run, so that it reaches exactly the
+	// listeners it would have reached at once.
+	holdRuns bool
+
+	runMu sync.Mutex
+	// held is the run: the changes distributed since the last release,
+	// oldest first, at most maxRunLength. guarded by runMu.
+	held []heldChange
 }
+
+// heldChange is a change in the processor's run.
+type heldChange struct {
+	n notification
+	// isSync marks an update that listeners skipping syncs do not get.
+	isSync bool
+}
+
+// maxRunLength is how many changes distribution may hold back: a queue that
+// never drains still has them released this often.
+const maxRunLength = 64
 
 // registeredListener is a listener and its resync schedule.
 type registeredListener struct {
@@ -61,6 +90,7 @@ func (p *sharedProcessor) addListener(l *processorListener, resync resyncSchedul
 	if p.stopped {
 		return false
 	}
+	p.releaseRunLocked() // the held changes are older than l
 	p.index[l] = len(p.listeners)
 	p.listeners = append(p.listeners, registeredListener{l, resync})
 	p.someSkipSyncs = p.someSkipSyncs || resync.skipsSyncs
@@ -87,6 +117,7 @@ func (p *sharedProcessor) removeListener(handle ResourceEventHandlerRegistration
 	if !ok {
 		return nil
 	}
+	p.releaseRunLocked() // the others' share of the run is theirs
 	last := len(p.listeners) - 1
 	p.listeners[i] = p.listeners[last]
 	p.index[p.listeners[i].processorListener] = i
@@ -98,14 +129,19 @@ func (p *sharedProcessor) removeListener(handle ResourceEventHandlerRegistration
 	return nil
 }
 
-// distribute queues n, an add or a delete, for every listener. It never
-// blocks on a handler.
+// distribute queues n, an add or a delete, for every listener, or holds it
+// in the run (see holdRuns). It never blocks on a handler.
 func (p *sharedProcessor) distribute(n notification) {
 	p.mu.RLock()
+	defer p.mu.RUnlock()
+	if p.holdRuns && !n.isInitialAdd() {
+		p.holdLocked(heldChange{n: n})
+		return
+	}
+	p.releaseRunLocked() // what was held comes first
 	for i := range p.listeners {
 		p.listeners[i].add(n)
 	}
-	p.mu.RUnlock()
 }
 
 // distributeUpdate queues an update from oldObj to newObj for every listener
@@ -116,14 +152,62 @@ func (p *sharedProcessor) distribute(n notification) {
 func (p *sharedProcessor) distributeUpdate(oldObj, newObj any) {
 	n := notification{kind: updateNotification, oldObj: oldObj, newObj: newObj}
 	p.mu.RLock()
+	defer p.mu.RUnlock()
 	isSync := p.someSkipSyncs && isResync(oldObj, newObj)
+	if p.holdRuns {
+		p.holdLocked(heldChange{n: n, isSync: isSync})
+		return
+	}
 	for i := range p.listeners {
 		if isSync && p.listeners[i].resync.skipsSyncs {
 			continue
 		}
 		p.listeners[i].add(n)
 	}
-	p.mu.RUnlock()
+}
+
+// holdLocked queues c at once for the listeners whose backlog is bounded
+// (what they coalesce depends on when changes arrive) and holds it in the
+// run for the others, releasing the run once it is maxRunLength long. mu
+// must be held for reading.
+func (p *sharedProcessor) holdLocked(c heldChange) {
+	for i := range p.listeners {
+		l := &p.listeners[i]
+		if l.bounds.bounded() && !(c.isSync && l.resync.skipsSyncs) {
+			l.add(c.n)
+		}
+	}
+	p.runMu.Lock()
+	p.held = append(p.held, c)
+	full := len(p.held) >= maxRunLength
+	p.runMu.Unlock()
+	if full {
+		p.releaseRunLocked()
+	}
+}
+
+// releaseRun hands the held changes to the listeners. It never blocks on a
+// handler.
+func (p *sharedProcessor) releaseRun() {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	p.releaseRunLocked()
+}
+
+// releaseRunLocked is releaseRun with mu held, for reading or writing.
+func (p *sharedProcessor) releaseRunLocked() {
+	p.runMu.Lock()
+	defer p.runMu.Unlock()
+	if len(p.held) == 0 {
+		return
+	}
+	for i := range p.listeners {
+		if l := &p.listeners[i]; !l.bounds.bounded() {
+			l.addRun(p.held, l.resync.skipsSyncs)
+		}
+	}
+	clear(p.held) // let the objects go
+	p.held = p.held[:0]
 }
 
 // run starts the goroutines of the registered listeners, and of listeners
@@ -145,6 +229,10 @@ func (p *sharedProcessor) run() {
 // call in progress). Later addListener calls are refused.
 func (p *sharedProcessor) stop() {
 	p.mu.Lock()
+	p.runMu.Lock()
+	clear(p.held) // the listeners drop what is pending anyway
+	p.held = nil
+	p.runMu.Unlock()
 	p.stopped = true
 	p.running = false
 	for _, l := range p.listeners {

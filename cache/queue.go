@@ -129,6 +129,11 @@ type queueState struct {
 
 	sync   initialSync // guarded by mu
 	closed bool        // guarded by mu
+
+	// beforeWait, when not nil, is called, with the lock held, each time
+	// Pop finds the queue empty, before it waits or returns
+	// [ErrFIFOClosed]. Set before use; see pipelineConfig.drained.
+	beforeWait func()
 }
 
 // init readies q, named name.
@@ -142,6 +147,9 @@ func (q *queueState) init(name string) {
 // [ErrFIFOClosed] once the queue is closed and empty. It is called, and
 // returns, with the lock held.
 func (q *queueState) waitLocked(queued func() int) error {
+	if q.beforeWait != nil && queued() == 0 {
+		q.beforeWait()
+	}
 	for queued() == 0 {
 		if q.closed {
 			return ErrFIFOClosed

@@ -119,6 +119,7 @@ func determineResyncPeriod(logger klog.Logger, desired, check time.Duration) tim
 func (p *sharedProcessor) shouldResync() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.releaseRunLocked() // before who skips syncs changes
 	now := p.clock.Now()
 	anyDue := false
 	for i := range p.listeners {
@@ -149,6 +150,7 @@ func (p *sharedProcessor) someSkipSyncsLocked() bool {
 func (p *sharedProcessor) resyncCheckPeriodChanged(logger klog.Logger, checkPeriod time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.releaseRunLocked() // before who skips syncs changes
 	for i := range p.listeners {
 		r := &p.listeners[i].resync
 		r.period = determineResyncPeriod(logger, r.requested, checkPeriod)

@@ -203,11 +203,13 @@ func newSharedIndexInformer(lw ListerWatcher, exampleObject runtime.Object, opti
 	resync := max(options.ResyncPeriod, 0)
 	detector, detectMutations := informerMutationDetector(options.MutationDetector, exampleObject)
 	indexer := NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, options.Indexers, WithStoreMetrics(options.Identifier, options.InformerMetricsProvider))
+	processor := newSharedProcessor(clk)
+	processor.holdRuns = true // start has the queue release the run when it drains
 	return &sharedIndexInformer{
 		indexer:                         indexer,
 		monitor:                         newInformerMonitor(clk, exampleObject, options.ObjectDescription, options.Identifier, options.RunMetricsProvider, indexer),
 		watchLiveness:                   options.WatchLiveness,
-		processor:                       newSharedProcessor(clk),
+		processor:                       processor,
 		mutationDetector:                detector,
 		detectMutations:                 detectMutations,
 		synced:                          make(chan struct{}),
@@ -383,6 +385,7 @@ func (s *sharedIndexInformer) start(logger klog.Logger) (Controller, bool) {
 		clock:           s.clock,
 		store:           s.indexer,
 		handler:         (*informerEvents)(s),
+		drained:         s.processor.releaseRun,
 		lock:            &s.blockDeltas,
 		transform:       s.transform,
 		identifier:      s.identifier,

@@ -423,8 +423,8 @@ func (c *threadSafeMap) ListKeys() []string {
 	c.lock.RLock()
 	defer c.lock.RUnlock()
 	keys := make([]string, 0, c.items.len())
-	for _, e := range c.items.all {
-		keys = append(keys, e.key)
+	for id := range c.items.all {
+		keys = append(keys, c.items.keyAt(id))
 	}
 	return keys
 }
@@ -560,7 +560,7 @@ func buildContents(set *indexSet, n int, items func(yield func(string, any) bool
 	var err error
 	for id, e := range table.all {
 		var values [][]string
-		if values, err = set.compute(e.key, e.obj, 0, buf[:0]); err != nil {
+		if values, err = set.compute(table.keyAt(id), e.obj, 0, buf[:0]); err != nil {
 			break
 		}
 		idx.update(id, values)
@@ -629,7 +629,7 @@ func (c *threadSafeMap) IndexKeys(indexName, indexedValue string) ([]string, err
 	}
 	keys := make([]string, 0, b.ids.len())
 	for id := range b.ids.all {
-		keys = append(keys, c.items.at(id).key)
+		keys = append(keys, c.items.keyAt(id))
 	}
 	slices.Sort(keys)
 	return keys, nil
@@ -664,7 +664,7 @@ func (c *threadSafeMap) AddIndexers(newIndexers Indexers) error {
 	first := len(c.index.set.names)
 	added := make(map[uint32][][]string, c.items.len())
 	for id, e := range c.items.all {
-		values, err := set.compute(e.key, e.obj, first, nil)
+		values, err := set.compute(c.items.keyAt(id), e.obj, first, nil)
 		if err != nil {
 			return err
 		}

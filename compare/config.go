@@ -68,7 +68,7 @@ func DefaultConfig() Config {
 		PacedEvents:     50_000,
 		PacedRate:       10_000,
 		ReadObjects:     100_000,
-		GetOps:          300_000,
+		GetOps:          1_000_000,
 		ListOps:         20,
 		ByIndexOps:      2_000,
 		WriterRate:      10_000,

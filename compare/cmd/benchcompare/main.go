@@ -20,6 +20,7 @@ import (
 	"regexp"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"slices"
 	"strings"
 
@@ -48,6 +49,7 @@ func run() error {
 	libs := flag.String("libs", strings.Join(libNames, ","), "libraries to run, the first being the baseline of the ratios")
 	out := flag.String("out", "", "directory to write bench-compare.md and bench-compare.svg to")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of each run's measured span to this path with .1, .2... appended (go tool pprof merges them: go tool pprof -top PATH.*)")
+	tracePath := flag.String("trace", "", "write an execution trace of each run's measured span to this path with .1, .2... appended (go tool trace -pprof=sched PATH.1: where goroutines waited to run)")
 	memProfile := flag.String("memprofile", "", "write a heap profile to this file at the end of every initial sync (after GC, while the informer holds its objects)")
 	memProfileRate := flag.Int("memprofilerate", 0, "with -memprofile, sample one allocation per this many bytes (1 records every allocation: exact accounting of what the informer keeps per object, and a much slower run); 0 keeps Go's default, 512 KiB")
 	flag.Parse()
@@ -84,25 +86,13 @@ func run() error {
 	// global logger rather than the informer's context.
 	klog.SetLogger(klog.Logger{})
 
-	if *cpuProfile != "" {
-		profiles := 0
-		cfg.Span = func(string, compare.Library) func() {
-			profiles++
-			f, err := os.Create(fmt.Sprintf("%s.%d", *cpuProfile, profiles))
-			if err == nil {
-				err = pprof.StartCPUProfile(f)
-			}
-			if err != nil {
-				fmt.Fprintln(os.Stderr, "benchcompare: CPU profile:", err)
-				return func() {}
-			}
-			return func() {
-				pprof.StopCPUProfile()
-				if err := f.Close(); err != nil {
-					fmt.Fprintln(os.Stderr, "benchcompare: CPU profile:", err)
-				}
-			}
-		}
+	switch {
+	case *cpuProfile != "" && *tracePath != "":
+		return fmt.Errorf("-trace and -cpuprofile cannot be combined")
+	case *cpuProfile != "":
+		cfg.Span = recordSpans(*cpuProfile, "CPU profile", pprof.StartCPUProfile, pprof.StopCPUProfile)
+	case *tracePath != "":
+		cfg.Span = recordSpans(*tracePath, "trace", trace.Start, trace.Stop)
 	}
 	res, err := compare.Run(cfg)
 	if err != nil {
@@ -121,6 +111,31 @@ func run() error {
 		return err
 	}
 	return writeFile(filepath.Join(*out, "bench-compare.svg"), res.WriteSVG)
+}
+
+// recordSpans returns a Config.Span that records each run's span with start
+// and stop into path.1, path.2...; what names the recording in errors.
+func recordSpans(path, what string, start func(io.Writer) error, stop func()) func(string, compare.Library) func() {
+	spans := 0
+	return func(string, compare.Library) func() {
+		spans++
+		f, err := os.Create(fmt.Sprintf("%s.%d", path, spans))
+		if err == nil {
+			if err = start(f); err != nil {
+				f.Close()
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "benchcompare: %s: %v\n", what, err)
+			return func() {}
+		}
+		return func() {
+			stop()
+			if err := f.Close(); err != nil {
+				fmt.Fprintf(os.Stderr, "benchcompare: %s: %v\n", what, err)
+			}
+		}
+	}
 }
 
 func writeHeapProfile(path string) error {
