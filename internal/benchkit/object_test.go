@@ -81,11 +81,19 @@ func TestKinds(t *testing.T) {
 			if len(items) != 250 {
 				t.Fatalf("%d items, want 250", len(items))
 			}
-			for i, item := range items {
+			order := KeyOrder(250)
+			last := ""
+			for j, item := range items {
 				m := item.(metav1.Object)
+				i := order[j]
 				if m.GetName() != NameOf(i) || m.GetNamespace() != NamespaceOf(i) || m.GetResourceVersion() != itoa(i+1) {
-					t.Errorf("item %d is %s/%s at %s", i, m.GetNamespace(), m.GetName(), m.GetResourceVersion())
+					t.Errorf("item %d is %s/%s at %s, want object %d", j, m.GetNamespace(), m.GetName(), m.GetResourceVersion(), i)
 				}
+				key := m.GetNamespace() + "/" + m.GetName()
+				if key <= last {
+					t.Errorf("item %d, %s, is not after %s: not in kube-apiserver's order", j, key, last)
+				}
+				last = key
 			}
 			for s, up := range kind.Updates(10, 25) {
 				m := up.(metav1.Object)

@@ -1,6 +1,7 @@
 package benchkit
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -27,6 +28,20 @@ func NamespaceOf(i int) string { return "ns-" + strconv.Itoa(i%Namespaces) }
 
 // NameOf returns the name of object i of every kind.
 func NameOf(i int) string { return "object-" + strconv.Itoa(i) }
+
+// KeyOrder returns 0..n-1 in the order of the objects' keys,
+// NamespaceOf(i)/NameOf(i): the order in which kube-apiserver lists them
+// (etcd's key order), and so the order of the items of a Kind's List.
+func KeyOrder(n int) []int {
+	keys := make([]string, n)
+	order := make([]int, n)
+	for i := range order {
+		keys[i] = NamespaceOf(i) + "/" + NameOf(i)
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(keys[a], keys[b]) })
+	return order
+}
 
 // created is the creation time of object 0; object i was created i seconds
 // later.
@@ -145,7 +160,9 @@ type Kind struct {
 	// informer.
 	Example func() runtime.Object
 	// List returns a list of n new objects, object i at resource version
-	// i+1, and the list at resource version n.
+	// i+1, and the list at resource version n. The items are in the order
+	// kube-apiserver lists them, that of their keys (namespace, then name),
+	// not in the order of i.
 	List func(n int) runtime.Object
 	// Items returns pointers to the items of a list that List returned.
 	Items func(list runtime.Object) []runtime.Object
@@ -168,8 +185,8 @@ func kindOf[T any, P interface {
 		Example: func() runtime.Object { return P(new(T)) },
 		List: func(n int) runtime.Object {
 			objs := make([]T, n)
-			for i := range objs {
-				fill(P(&objs[i]), i, i+1)
+			for j, i := range KeyOrder(n) {
+				fill(P(&objs[j]), i, i+1)
 			}
 			return list(strconv.Itoa(n), objs)
 		},
