@@ -34,7 +34,12 @@
 // selector transitions, and close slow clients. History is bounded
 // ([Options.HistoryLimit]) and can be compacted ([Server.Compact]); a watch
 // from a compacted resourceVersion opens and delivers one ERROR event with a
-// 410 Expired status.
+// 410 Expired status. By default every read sees the newest state;
+// [Options.WatchCacheLag] makes the reads that kube-apiserver may serve
+// from a watch cache that has not caught up ("0", not older than N, and
+// the initial events of watches from them) see an older state, within what
+// the request allows, with the later writes arriving as events after the
+// initial ones.
 //
 // Tests inject faults: failing lists and watches ([Server.FailNextLists],
 // [Server.FailNextWatches], [Server.FailNextWatchStreams]), lost events

@@ -86,3 +86,26 @@ func (h *history) stateAt(current map[string]*stored, rv uint64) (map[string]*st
 	}
 	return state, true
 }
+
+// cachedStateLocked returns the state, and its resourceVersion, that a read
+// the apiserver may serve from its watch cache sees:
+// [Options.WatchCacheLag] changes behind the newest, but not older than
+// notOlderThan (at most the current resourceVersion), than the state of an
+// earlier such read, or than the retained history.
+func (s *Server[T]) cachedStateLocked(notOlderThan uint64) (uint64, map[string]*stored) {
+	rv := s.rv
+	if lag := s.cfg.cacheLag; lag > 0 {
+		rv = s.hist.compacted
+		if n := len(s.hist.changes); n > lag {
+			rv = s.hist.changes[n-1-lag].rv
+		}
+	}
+	rv = min(max(rv, notOlderThan, s.cacheRV, s.hist.compacted), s.rv)
+	state, ok := s.hist.stateAt(s.items, rv)
+	if !ok {
+		// Unreachable: rv is not older than the retained history.
+		return s.rv, s.items
+	}
+	s.cacheRV = rv
+	return rv, state
+}

@@ -26,16 +26,21 @@ type listRead struct {
 	startKey string
 	// fromContinue reports that the read continues an earlier page.
 	fromContinue bool
+	// cached is true for a read the watch cache may answer: the state is
+	// the cache's, not older than rv (see Options.WatchCacheLag).
+	cached bool
 }
 
 // list serves a LIST of namespace ("" for all) with opts.
 //
 // Semantics, as the apiserver with its watch cache:
 //   - "" (most recent): the current state, paginated by limit;
-//   - "0" (any): the current state, limit ignored (the watch cache does not
+//   - "0" (any): the watch cache's state (the current one unless
+//     Options.WatchCacheLag), limit ignored (the watch cache does not
 //     paginate);
 //   - N with NotOlderThan, or N without a match and without limit: the
-//     current state once the server reached N, paginated by limit;
+//     watch cache's state once the server reached N, not older than N,
+//     paginated by limit;
 //   - N with Exact, or N without a match but with a limit: the state at N
 //     (410 Gone if compacted), paginated by limit;
 //   - continue: the next page of the first page's state (410 Gone with a
@@ -92,13 +97,16 @@ func (s *Server[T]) list(ctx context.Context, namespace string, opts metav1.List
 	}
 	snapshotRV := s.rv
 	state := s.items
-	if read.exact {
+	switch {
+	case read.exact:
 		var ok bool
 		if state, ok = s.hist.stateAt(s.items, read.rv); !ok {
 			s.mu.Unlock()
 			return nil, s.expiredListError(prefix, read)
 		}
 		snapshotRV = read.rv
+	case read.cached:
+		snapshotRV, state = s.cachedStateLocked(read.rv)
 	}
 	entries := make([]*stored, 0, len(state))
 	for key, st := range state {
@@ -192,19 +200,19 @@ func (s *Server[T]) planRead(ctx context.Context, prefix string, opts metav1.Lis
 	case opts.ResourceVersion == "":
 		return read, nil
 	case rv == 0:
-		read.limit = 0
+		read.limit, read.cached = 0, true
 		return read, nil
 	}
 	if err := s.waitForResourceVersion(ctx, rv); err != nil {
 		return listRead{}, err
 	}
-	switch opts.ResourceVersionMatch {
-	case metav1.ResourceVersionMatchExact:
-		read.exact, read.rv = true, rv
-	case "":
-		if opts.Limit > 0 {
-			read.exact, read.rv = true, rv
-		}
+	read.rv = rv
+	switch {
+	case opts.ResourceVersionMatch == metav1.ResourceVersionMatchExact,
+		opts.ResourceVersionMatch == "" && opts.Limit > 0:
+		read.exact = true
+	default:
+		read.cached = true
 	}
 	return read, nil
 }

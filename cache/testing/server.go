@@ -129,6 +129,25 @@ type Options[T runtime.Object] struct {
 	// paginated, as on the apiserver. Zero means no cap.
 	MaxPageSize int64
 
+	// WatchCacheLag makes the server answer like a kube-apiserver whose
+	// watch cache trails etcd: the reads that the apiserver may serve from
+	// that cache at any resourceVersion not older than the one asked for
+	// see the state WatchCacheLag writes behind the newest, unless that is
+	// older than the request allows. These are lists at resourceVersion
+	// "0", lists not older than N (resourceVersionMatch NotOlderThan, or N
+	// without a match and without a limit), and the initial events of
+	// watches from "0" and of streaming lists not older than N; a watch
+	// from "0" without initial events starts at that state too. The writes
+	// after that state then reach such a watch as live events after its
+	// initial events (and after the initial-events-end bookmark, which
+	// carries the state's resourceVersion). As with one apiserver's cache,
+	// the state served this way never goes back: once a read was served at
+	// some resourceVersion, later ones are not older. Reads that must be
+	// current or exact are not affected: resourceVersion "" (lists and
+	// streaming lists), exact lists and continue tokens, watches from N.
+	// Zero, the default, serves every read from the newest state.
+	WatchCacheLag int
+
 	// WatchListUnsupported makes IsWatchListSemanticsUnSupported report true,
 	// as client-go's fake clientsets do, so that reflectors do not try a
 	// streaming list. Combine with IgnoreSendInitialEvents to imitate such a
@@ -151,6 +170,7 @@ type config[T runtime.Object] struct {
 	noWatchList     bool
 	ignoreShards    bool
 	maxPageSize     int64
+	cacheLag        int
 	validateName    func(name string, prefix bool) []string
 	newEmptyObject  func() runtime.Object
 	typeDescription string
@@ -187,6 +207,9 @@ type Server[T runtime.Object] struct {
 	items map[string]*stored
 	// hist holds the changes after hist.compacted, oldest first.
 	hist history
+	// cacheRV is the newest state served to a read that a watch cache may
+	// answer ([Options.WatchCacheLag]); such reads never see an older one.
+	cacheRV uint64
 	// rvChanged is closed and replaced whenever rv advances.
 	rvChanged chan struct{}
 	// streams holds the open watch streams by id.
@@ -241,6 +264,7 @@ func resolveOptions[T runtime.Object](opts Options[T]) config[T] {
 		noWatchList:   opts.WatchListUnsupported,
 		ignoreShards:  opts.IgnoreShardSelector,
 		maxPageSize:   opts.MaxPageSize,
+		cacheLag:      opts.WatchCacheLag,
 		validateName:  opts.ValidateName,
 	}
 	if c.clock == nil {

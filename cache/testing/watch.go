@@ -24,13 +24,16 @@ import (
 //   - a watch from "" or "0" without sendInitialEvents and
 //     resourceVersionMatch is defaulted to sendInitialEvents=true with
 //     resourceVersionMatch=NotOlderThan (unless IgnoreSendInitialEvents);
-//   - sendInitialEvents=true: ADDED for every selected object of the current
-//     state (after waiting for a future resourceVersion), then, if bookmarks
-//     are allowed, a BOOKMARK annotated k8s.io/initial-events-end at that
-//     state's resourceVersion, then live events;
-//   - sendInitialEvents=false from "" or "0": live events only;
-//   - legacy "" or "0" (IgnoreSendInitialEvents): ADDED for the current
-//     state, then live events, no bookmark;
+//   - sendInitialEvents=true: ADDED for every selected object of a state
+//     (from "": the current one; from "0" or N: the watch cache's, see
+//     Options.WatchCacheLag, after waiting for a future N), then, if
+//     bookmarks are allowed, a BOOKMARK annotated k8s.io/initial-events-end
+//     at that state's resourceVersion, then the changes after that state
+//     and live events;
+//   - sendInitialEvents=false from "": live events only; from "0": the
+//     changes after the watch cache's state, then live events;
+//   - legacy "" or "0" (IgnoreSendInitialEvents): as sendInitialEvents=true
+//     without the bookmark;
 //   - from N: every change after N in order, then live events; if N is
 //     compacted the stream opens and delivers one ERROR event with a 410
 //     Expired status, then closes.
@@ -95,33 +98,57 @@ func (s *Server[T]) watch(ctx context.Context, namespace string, opts metav1.Lis
 	w := s.newStreamLocked(namespace, received, f)
 	switch {
 	case sendInitial != nil && *sendInitial:
-		w.initial = s.initialEventsLocked(f)
-		w.startRV = s.rv
-		if w.bookmarks {
-			w.initial = append(w.initial, delivery{typ: watch.Bookmark, obj: s.bookmarkObject(s.rv, true)})
-		}
+		s.startFromStateLocked(w, opts.ResourceVersion, rv, true, w.bookmarks)
 	case rv == 0 && sendInitial != nil:
-		w.startRV = s.rv
+		s.startFromStateLocked(w, opts.ResourceVersion, 0, false, false)
 	case rv == 0:
-		w.initial = s.initialEventsLocked(f)
-		w.startRV = s.rv
+		s.startFromStateLocked(w, opts.ResourceVersion, 0, true, false)
 	default:
-		changes, ok := s.hist.since(rv)
-		if !ok {
+		if !s.replayLocked(w, rv) {
 			w.initial = []delivery{errorDelivery(apierrors.NewResourceExpired(
 				fmt.Sprintf("too old resource version: %d (%d)", rv, s.hist.compacted)))}
 			w.finishAfterInitial = true
-			break
 		}
-		for _, c := range changes {
-			if d, ok := convertChange(c, f); ok {
-				w.initial = append(w.initial, d)
-			}
-		}
-		w.startRV = max(rv, s.rv)
 	}
 	s.startStreamLocked(ctx, w)
 	return w, nil
+}
+
+// startFromStateLocked starts w at the state a watch from resourceVersion
+// requested (parsed: rv) reads: the newest one for "", else the watch
+// cache's state not older than rv ([Server.cachedStateLocked]). With
+// initialEvents, w first sends ADDED for the selected objects of that state
+// and, with endBookmark, the initial-events-end bookmark at its
+// resourceVersion; then the changes after it, then live events.
+func (s *Server[T]) startFromStateLocked(w *WatchStream, requested string, rv uint64, initialEvents, endBookmark bool) {
+	stateRV, state := s.rv, s.items
+	if requested != "" {
+		stateRV, state = s.cachedStateLocked(rv)
+	}
+	if initialEvents {
+		w.initial = s.initialEventsLocked(state, w.filter)
+		if endBookmark {
+			w.initial = append(w.initial, delivery{typ: watch.Bookmark, obj: s.bookmarkObject(stateRV, true)})
+		}
+	}
+	s.replayLocked(w, stateRV)
+}
+
+// replayLocked queues on w the changes after rv that its filter passes and
+// starts its live events after them. It returns false, queuing nothing, if
+// some of those changes were compacted away.
+func (s *Server[T]) replayLocked(w *WatchStream, rv uint64) bool {
+	changes, ok := s.hist.since(rv)
+	if !ok {
+		return false
+	}
+	for _, c := range changes {
+		if d, ok := convertChange(c, w.filter); ok {
+			w.initial = append(w.initial, d)
+		}
+	}
+	w.startRV = max(rv, s.rv)
+	return true
 }
 
 // openErrorStream opens a stream that delivers one ERROR event with err's
@@ -235,11 +262,11 @@ func (s *Server[T]) sendBookmark(w *WatchStream) {
 	w.offerBookmark(s.bookmarkObject(s.rv, false), s.rv)
 }
 
-// initialEventsLocked returns ADDED events for the selected objects of the
-// current state, in key order.
-func (s *Server[T]) initialEventsLocked(f filter) []delivery {
-	selected := make([]*stored, 0, len(s.items))
-	for _, st := range s.items {
+// initialEventsLocked returns ADDED events for the objects of state that f
+// selects, in key order.
+func (s *Server[T]) initialEventsLocked(state map[string]*stored, f filter) []delivery {
+	selected := make([]*stored, 0, len(state))
+	for _, st := range state {
 		if f.matches(st) {
 			selected = append(selected, st)
 		}

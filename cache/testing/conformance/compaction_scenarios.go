@@ -32,13 +32,23 @@ func isExpired(err error) bool {
 	return apierrors.IsResourceExpired(err) || apierrors.IsGone(err)
 }
 
-// compactionWatch: a watch from a compacted resourceVersion opens, delivers
-// one ERROR event with a 410 status and closes; the client must relist.
+// compactionWatch: a watch from a compacted resourceVersion fails with 410:
+// it opens, delivers one ERROR event with a 410 status and closes (as
+// kube-apiserver does), or the request itself fails with 410; either way the
+// client must relist.
 func compactionWatch(t *testing.T, target Target) {
-	a := create(t, target, "a", nil)
-	create(t, target, "b", nil)
+	r := record(t, target)
+	a := r.create("a", nil)
+	r.create("b", nil)
 	compact(t, target)
-	w := openWatch(t, target, metav1.ListOptions{ResourceVersion: a.RV})
+	w, err := target.ListerWatcher().WatchWithContext(t.Context(), metav1.ListOptions{ResourceVersion: a.RV})
+	if err != nil {
+		if !isExpired(err) {
+			t.Errorf("watch from a compacted resourceVersion: %v, want 410", err)
+		}
+		return
+	}
+	t.Cleanup(w.Stop)
 	e := mustNextEvent(t, w)
 	if e.Type != watch.Error || !isExpired(e.Err) {
 		t.Errorf("got %v, want an ERROR with 410", e)
@@ -49,8 +59,9 @@ func compactionWatch(t *testing.T, target Target) {
 // compactionExactList: an exact list at a compacted resourceVersion fails
 // with 410.
 func compactionExactList(t *testing.T, target Target) {
-	a := create(t, target, "a", nil)
-	create(t, target, "b", nil)
+	r := record(t, target)
+	a := r.create("a", nil)
+	r.create("b", nil)
 	compact(t, target)
 	_, err := tryList(t, target, metav1.ListOptions{ResourceVersion: a.RV, ResourceVersionMatch: metav1.ResourceVersionMatchExact})
 	if !isExpired(err) {
@@ -61,14 +72,15 @@ func compactionExactList(t *testing.T, target Target) {
 // compactionContinue: the continue token of a list whose resourceVersion
 // was compacted fails with 410.
 func compactionContinue(t *testing.T, target Target) {
+	r := record(t, target)
 	for _, name := range []string{"a", "b", "c"} {
-		create(t, target, name, nil)
+		r.create(name, nil)
 	}
 	first := list(t, target, metav1.ListOptions{Limit: 1})
 	if first.Continue == "" {
 		t.Fatalf("no continue token from a list of 3 with limit 1: %+v", first)
 	}
-	create(t, target, "d", nil)
+	r.create("d", nil)
 	compact(t, target)
 	if _, err := tryList(t, target, metav1.ListOptions{Limit: 1, Continue: first.Continue}); !isExpired(err) {
 		t.Errorf("continue after compaction: %v, want 410", err)

@@ -2,6 +2,7 @@ package conformance_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -53,12 +54,13 @@ func (f *fakeTarget) Compact(context.Context) error {
 	return nil
 }
 
-func newFakeTarget(t *testing.T) conformance.Target {
+func newFakeTarget(t *testing.T, watchCacheLag int) conformance.Target {
 	_, ctx := ktesting.NewTestContext(t)
 	srv := framework.NewServer(framework.Options[*metav1.PartialObjectMetadata]{
 		Logger: klog.FromContext(ctx),
 		// The real apiserver waits 3s; the scenarios do not depend on it.
 		ResourceVersionTimeout: 100 * time.Millisecond,
+		WatchCacheLag:          watchCacheLag,
 	})
 	t.Cleanup(srv.Close)
 	for _, name := range []string{"a", "b", "zz"} {
@@ -70,6 +72,13 @@ func newFakeTarget(t *testing.T) conformance.Target {
 	return &fakeTarget{server: srv, namespace: "conformance"}
 }
 
+// TestConformance runs the table against the fake with a watch cache that
+// is caught up, one write behind, and as far behind as each request allows:
+// the scenarios must hold for every state a kube-apiserver may serve.
 func TestConformance(t *testing.T) {
-	conformance.Run(t, newFakeTarget)
+	for _, lag := range []int{0, 1, 1000} {
+		t.Run(fmt.Sprintf("watchCacheLag=%d", lag), func(t *testing.T) {
+			conformance.Run(t, func(t *testing.T) conformance.Target { return newFakeTarget(t, lag) })
+		})
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
@@ -23,6 +25,7 @@ const EventTimeout = 30 * time.Second
 // item is an object as the scenarios compare it.
 type item struct {
 	Name        string
+	UID         types.UID
 	RV          string
 	Labels      map[string]string
 	Annotations map[string]string
@@ -38,7 +41,7 @@ func itemOf(t *testing.T, obj runtime.Object) item {
 }
 
 func itemOfMeta(m metav1.Object) item {
-	return item{Name: m.GetName(), RV: m.GetResourceVersion(), Labels: nonEmpty(m.GetLabels()), Annotations: nonEmpty(m.GetAnnotations())}
+	return item{Name: m.GetName(), UID: m.GetUID(), RV: m.GetResourceVersion(), Labels: nonEmpty(m.GetLabels()), Annotations: nonEmpty(m.GetAnnotations())}
 }
 
 func nonEmpty(m map[string]string) map[string]string {
@@ -46,31 +49,6 @@ func nonEmpty(m map[string]string) map[string]string {
 		return nil
 	}
 	return maps.Clone(m)
-}
-
-func create(t *testing.T, target Target, name string, labels map[string]string) item {
-	t.Helper()
-	obj, err := target.Create(t.Context(), &metav1.ObjectMeta{Name: name, Labels: labels})
-	if err != nil {
-		t.Fatalf("create %s: %v", name, err)
-	}
-	return itemOfMeta(obj)
-}
-
-func update(t *testing.T, target Target, name string, labels, annotations map[string]string) item {
-	t.Helper()
-	obj, err := target.Update(t.Context(), &metav1.ObjectMeta{Name: name, Labels: labels, Annotations: annotations})
-	if err != nil {
-		t.Fatalf("update %s: %v", name, err)
-	}
-	return itemOfMeta(obj)
-}
-
-func remove(t *testing.T, target Target, name string) {
-	t.Helper()
-	if err := target.Delete(t.Context(), name); err != nil {
-		t.Fatalf("delete %s: %v", name, err)
-	}
 }
 
 // listResult is a list response as the scenarios compare it.
@@ -119,8 +97,35 @@ func tryList(t *testing.T, target Target, opts metav1.ListOptions) (listResult, 
 	return r, nil
 }
 
+// describe renders the options that are set, as query parameters.
 func describe(opts metav1.ListOptions) string {
-	return fmt.Sprintf("%+v", opts)
+	var parts []string
+	add := func(name, value string) {
+		if value != "" {
+			parts = append(parts, name+"="+value)
+		}
+	}
+	add("labelSelector", opts.LabelSelector)
+	add("fieldSelector", opts.FieldSelector)
+	add("shardSelector", opts.ShardSelector)
+	add("resourceVersion", opts.ResourceVersion)
+	add("resourceVersionMatch", string(opts.ResourceVersionMatch))
+	if opts.SendInitialEvents != nil {
+		add("sendInitialEvents", strconv.FormatBool(*opts.SendInitialEvents))
+	}
+	if opts.AllowWatchBookmarks {
+		add("allowWatchBookmarks", "true")
+	}
+	if opts.Limit != 0 {
+		add("limit", strconv.FormatInt(opts.Limit, 10))
+	}
+	if opts.Continue != "" {
+		add("continue", "...")
+	}
+	if opts.TimeoutSeconds != nil {
+		add("timeoutSeconds", strconv.FormatInt(*opts.TimeoutSeconds, 10))
+	}
+	return "?" + strings.Join(parts, "&")
 }
 
 func openWatch(t *testing.T, target Target, opts metav1.ListOptions) watch.Interface {
@@ -152,6 +157,14 @@ func isInitialEventsEnd(e event) bool {
 	return e.Type == watch.Bookmark && e.Annotations[metav1.InitialEventsAnnotationKey] == "true"
 }
 
+func toEvent(t *testing.T, raw watch.Event) event {
+	t.Helper()
+	if raw.Type == watch.Error {
+		return event{Type: watch.Error, Err: apierrors.FromObject(raw.Object)}
+	}
+	return event{Type: raw.Type, item: itemOf(t, raw.Object)}
+}
+
 // nextEvent receives one event; ok is false if the watch closed.
 func nextEvent(t *testing.T, w watch.Interface) (e event, ok bool) {
 	t.Helper()
@@ -160,10 +173,7 @@ func nextEvent(t *testing.T, w watch.Interface) (e event, ok bool) {
 		if !open {
 			return event{}, false
 		}
-		if raw.Type == watch.Error {
-			return event{Type: watch.Error, Err: apierrors.FromObject(raw.Object)}, true
-		}
-		return event{Type: raw.Type, item: itemOf(t, raw.Object)}, true
+		return toEvent(t, raw), true
 	case <-time.After(EventTimeout):
 		t.Fatalf("no watch event within %v", EventTimeout)
 	}
@@ -178,42 +188,6 @@ func mustNextEvent(t *testing.T, w watch.Interface) event {
 		t.Fatal("watch closed, want an event")
 	}
 	return e
-}
-
-// eventsUntil receives events until an ADDED or MODIFIED event for name (a
-// sentinel the scenario wrote last) and returns them all, sentinel
-// included. Bookmarks without the initial-events-end annotation are
-// dropped: a server may send them at any time.
-func eventsUntil(t *testing.T, w watch.Interface, name string) []event {
-	t.Helper()
-	var events []event
-	for {
-		e := mustNextEvent(t, w)
-		if e.Type == watch.Bookmark && !isInitialEventsEnd(e) {
-			continue
-		}
-		events = append(events, e)
-		if e.Name == name && (e.Type == watch.Added || e.Type == watch.Modified) {
-			return events
-		}
-		if e.Type == watch.Error {
-			t.Fatalf("watch failed: %v", e.Err)
-		}
-	}
-}
-
-// objectEvents receives n events other than bookmarks.
-func objectEvents(t *testing.T, w watch.Interface, n int) []event {
-	t.Helper()
-	var events []event
-	for len(events) < n {
-		e := mustNextEvent(t, w)
-		if e.Type == watch.Bookmark {
-			continue
-		}
-		events = append(events, e)
-	}
-	return events
 }
 
 // expectClosed waits until the watch closes, failing on any event but a
@@ -231,14 +205,11 @@ func expectClosed(t *testing.T, w watch.Interface) {
 	}
 }
 
-func checkEvents(t *testing.T, want, got []event) {
-	t.Helper()
-	if !reflect.DeepEqual(want, got) {
-		t.Errorf("watch events:\nwant %s\ngot  %s", formatEvents(want), formatEvents(got))
-	}
+func eventsEqual(x, y event) bool {
+	return reflect.DeepEqual(x, y)
 }
 
-func formatEvents(events []event) string {
+func formatEvents[E fmt.Stringer](events []E) string {
 	s := "["
 	for i, e := range events {
 		if i > 0 {
@@ -249,11 +220,13 @@ func formatEvents(events []event) string {
 	return s + "]"
 }
 
-func checkItems(t *testing.T, what string, want, got []item) {
-	t.Helper()
-	if !reflect.DeepEqual(want, got) {
-		t.Errorf("%s:\nwant %+v\ngot  %+v", what, want, got)
-	}
+func itemsEqual(want, got []item) bool {
+	return len(want) == len(got) && (len(want) == 0 || reflect.DeepEqual(want, got))
+}
+
+// sortItems sorts items by name.
+func sortItems(items []item) {
+	slices.SortFunc(items, func(x, y item) int { return strings.Compare(x.Name, y.Name) })
 }
 
 // sortedNames returns the names of items, sorted.

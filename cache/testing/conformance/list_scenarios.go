@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"slices"
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -29,64 +28,63 @@ func listEmpty(t *testing.T, target Target) {
 	}
 }
 
-// listResourceVersionSemantics: "" and N (not older than) see every write
-// made before; "0" (any) succeeds.
+// listResourceVersionSemantics: "" (most recent) shows every write made
+// before it; N not older than (resourceVersionMatch NotOlderThan, or legacy
+// N without a limit) shows every write up to N and may show later ones; "0"
+// (any) shows the state after any number of the writes, even none — all
+// with a resourceVersion in the span of the state they show.
 func listResourceVersionSemantics(t *testing.T, target Target) {
-	create(t, target, "a", nil)
-	create(t, target, "b", nil)
-	last := create(t, target, "c", nil)
-	want := []string{"a", "b", "c"}
+	r := record(t, target)
+	first := r.create("a", nil)
+	r.create("b", nil)
+	last := r.create("c", nil)
+	notOlderThan := func(rv string) metav1.ListOptions {
+		return metav1.ListOptions{ResourceVersion: rv, ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan}
+	}
+	for _, tc := range []struct {
+		name string
+		opts metav1.ListOptions
+		from int
+	}{
+		{"most recent", metav1.ListOptions{}, r.mark()},
+		{"not older than the first write", notOlderThan(first.RV), r.after(first.RV)},
+		{"not older than the last write", notOlderThan(last.RV), r.after(last.RV)},
+		{"legacy not older than the first write", metav1.ListOptions{ResourceVersion: first.RV}, r.after(first.RV)},
+		{"legacy not older than the last write", metav1.ListOptions{ResourceVersion: last.RV}, r.after(last.RV)},
+		{"any", metav1.ListOptions{ResourceVersion: "0"}, 0},
+	} {
+		got := list(t, target, tc.opts)
+		r.checkList(tc.name, got, all, tc.from, r.mark())
+		if got.Continue != "" {
+			t.Errorf("%s: continue %q on a list without a limit", tc.name, got.Continue)
+		}
+	}
+}
+
+// listExact: Exact (and legacy N with a limit) shows the state at N and
+// reports N.
+func listExact(t *testing.T, target Target) {
+	r := record(t, target)
+	a := r.create("a", nil)
+	b := r.create("b", nil)
+	r.update("a", map[string]string{"l": "1"}, nil)
+	r.remove("b")
+	r.create("c", nil)
 
 	for _, tc := range []struct {
 		name string
 		opts metav1.ListOptions
 	}{
-		{"most recent", metav1.ListOptions{}},
-		{"not older than the last write", metav1.ListOptions{ResourceVersion: last.RV, ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan}},
-		{"legacy not older than the last write", metav1.ListOptions{ResourceVersion: last.RV}},
+		{"exact after the first write", metav1.ListOptions{ResourceVersion: a.RV, ResourceVersionMatch: metav1.ResourceVersionMatchExact}},
+		{"exact after the second write", metav1.ListOptions{ResourceVersion: b.RV, ResourceVersionMatch: metav1.ResourceVersionMatchExact}},
+		{"legacy list with a limit after the second write", metav1.ListOptions{ResourceVersion: b.RV, Limit: 10}},
 	} {
-		r := list(t, target, tc.opts)
-		checkNames(t, tc.name, want, sortedNames(r.Items))
-		if r.RV == "" || r.Continue != "" {
-			t.Errorf("%s: resourceVersion %q, continue %q", tc.name, r.RV, r.Continue)
+		got := list(t, target, tc.opts)
+		cut := r.after(tc.opts.ResourceVersion)
+		r.checkList(tc.name, got, all, cut, cut)
+		if got.RV != tc.opts.ResourceVersion {
+			t.Errorf("%s: resourceVersion %s, want %s", tc.name, got.RV, tc.opts.ResourceVersion)
 		}
-	}
-	// "Any" may be served from a cache that lags behind: only its shape is
-	// guaranteed.
-	r := list(t, target, metav1.ListOptions{ResourceVersion: "0"})
-	for _, name := range r.names() {
-		if !slices.Contains(want, name) {
-			t.Errorf("list at resourceVersion 0 returned %q, never created", name)
-		}
-	}
-	if r.RV == "" {
-		t.Error("list at resourceVersion 0 has no resourceVersion")
-	}
-}
-
-// listExact: Exact (and legacy N with a limit) returns the state at N, and
-// reports N.
-func listExact(t *testing.T, target Target) {
-	a := create(t, target, "a", nil)
-	b := create(t, target, "b", nil)
-	update(t, target, "a", map[string]string{"l": "1"}, nil)
-	remove(t, target, "b")
-	create(t, target, "c", nil)
-
-	exact := func(rv string) metav1.ListOptions {
-		return metav1.ListOptions{ResourceVersion: rv, ResourceVersionMatch: metav1.ResourceVersionMatchExact}
-	}
-	r := list(t, target, exact(a.RV))
-	checkItems(t, "exact list after the first write", []item{a}, r.Items)
-	if r.RV != a.RV {
-		t.Errorf("exact list at %s reports resourceVersion %s", a.RV, r.RV)
-	}
-	r = list(t, target, exact(b.RV))
-	checkItems(t, "exact list after the second write", []item{a, b}, r.Items)
-	r = list(t, target, metav1.ListOptions{ResourceVersion: b.RV, Limit: 10})
-	checkItems(t, "legacy list with a limit after the second write", []item{a, b}, r.Items)
-	if r.RV != b.RV {
-		t.Errorf("legacy list with a limit at %s reports resourceVersion %s", b.RV, r.RV)
 	}
 }
 
@@ -95,10 +93,11 @@ func listExact(t *testing.T, target Target) {
 // pages together are the state of the first page, whatever was written in
 // between.
 func listPagination(t *testing.T, target Target) {
-	var created []item
+	r := record(t, target)
 	for _, name := range []string{"a", "b", "c", "d", "e"} {
-		created = append(created, create(t, target, name, nil))
+		r.create(name, nil)
 	}
+	created := r.mark()
 
 	first := list(t, target, metav1.ListOptions{Limit: 2})
 	if len(first.Items) != 2 || first.Continue == "" {
@@ -108,9 +107,9 @@ func listPagination(t *testing.T, target Target) {
 		t.Errorf("first page remainingItemCount %d, want 3", *first.Remaining)
 	}
 	// Writes between pages must not show in the later pages.
-	create(t, target, "bb", nil)
-	update(t, target, "c", map[string]string{"l": "changed"}, nil)
-	remove(t, target, "d")
+	r.create("bb", nil)
+	r.update("c", map[string]string{"l": "changed"}, nil)
+	r.remove("d")
 
 	items := first.Items
 	token := first.Continue
@@ -128,15 +127,15 @@ func listPagination(t *testing.T, target Target) {
 		items = append(items, r.Items...)
 		token = r.Continue
 	}
-	slices.SortFunc(items, func(x, y item) int { return compareStrings(x.Name, y.Name) })
-	checkItems(t, "all pages", created, items)
+	r.checkList("all pages", listResult{Items: items, RV: first.RV}, all, created, created)
 }
 
 // listLabelSelector: equality, set and existence requirements.
 func listLabelSelector(t *testing.T, target Target) {
-	create(t, target, "a", map[string]string{"app": "x", "tier": "web"})
-	create(t, target, "b", map[string]string{"app": "y"})
-	create(t, target, "c", nil)
+	r := record(t, target)
+	r.create("a", map[string]string{"app": "x", "tier": "web"})
+	r.create("b", map[string]string{"app": "y"})
+	r.create("c", nil)
 	for _, tc := range []struct {
 		selector string
 		want     []string
@@ -154,8 +153,9 @@ func listLabelSelector(t *testing.T, target Target) {
 
 // listFieldSelector: metadata.name and metadata.namespace.
 func listFieldSelector(t *testing.T, target Target) {
-	create(t, target, "a", nil)
-	create(t, target, "b", nil)
+	r := record(t, target)
+	r.create("a", nil)
+	r.create("b", nil)
 	for _, tc := range []struct {
 		selector string
 		want     []string
@@ -172,8 +172,9 @@ func listFieldSelector(t *testing.T, target Target) {
 
 // listInvalidOptions: option combinations the apiserver rejects.
 func listInvalidOptions(t *testing.T, target Target) {
-	create(t, target, "a", nil)
-	create(t, target, "b", nil)
+	r := record(t, target)
+	r.create("a", nil)
+	r.create("b", nil)
 	first := list(t, target, metav1.ListOptions{Limit: 1})
 	if first.Continue == "" {
 		t.Fatalf("no continue token from a list of 2 with limit 1: %+v", first)
@@ -206,7 +207,7 @@ func listInvalidOptions(t *testing.T, target Target) {
 // server never reaches fails, after the server's wait, with "Too large
 // resource version".
 func listTooLargeResourceVersion(t *testing.T, target Target) {
-	future := futureResourceVersion(t, create(t, target, "a", nil).RV)
+	future := futureResourceVersion(t, record(t, target).create("a", nil).RV)
 	for _, opts := range []metav1.ListOptions{
 		{ResourceVersion: future, ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan},
 		{ResourceVersion: future},

@@ -11,7 +11,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/sharding"
-	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/informer-go/informer/cache"
 )
@@ -34,19 +33,16 @@ const shardObjects = 24
 // createSharded creates shardObjects objects and returns their names by
 // uid hash: the shard of count each belongs to, as cache.ShardIndex
 // computes it.
-func createSharded(t *testing.T, target Target, prefix string, count int) [][]string {
+func createSharded(t *testing.T, r *recorder, prefix string, count int) [][]string {
 	t.Helper()
 	shards := make([][]string, count)
 	for i := range shardObjects {
-		obj, err := target.Create(t.Context(), &metav1.ObjectMeta{Name: fmt.Sprintf("%s%02d", prefix, i)})
-		if err != nil {
-			t.Fatalf("create: %v", err)
-		}
-		index, err := cache.ShardIndex(cache.ShardHash(string(obj.GetUID())), count)
+		obj := r.create(fmt.Sprintf("%s%02d", prefix, i), nil)
+		index, err := cache.ShardIndex(cache.ShardHash(string(obj.UID)), count)
 		if err != nil {
 			t.Fatal(err)
 		}
-		shards[index] = append(shards[index], obj.GetName())
+		shards[index] = append(shards[index], obj.Name)
 	}
 	return shards
 }
@@ -89,8 +85,9 @@ func listShard(t *testing.T, target Target, sel sharding.Selector, opts metav1.L
 // exactly as cache.ShardIndex places them, and each list echoes its
 // selector.
 func shardList(t *testing.T, target Target) {
+	r := record(t, target)
 	for _, count := range []int{2, 3} {
-		want := createSharded(t, target, fmt.Sprintf("n%d-", count), count)
+		want := createSharded(t, r, fmt.Sprintf("n%d-", count), count)
 		prefix := fmt.Sprintf("n%d-", count)
 		for index := range count {
 			r := listShard(t, target, shardSelector(t, cache.ShardKeyUID, index, count), metav1.ListOptions{})
@@ -108,7 +105,7 @@ func shardList(t *testing.T, target Target) {
 // shardPaginatedList: pages of a sharded list hold at most limit items of
 // the shard and together the whole shard.
 func shardPaginatedList(t *testing.T, target Target) {
-	want := createSharded(t, target, "p-", 2)
+	want := createSharded(t, record(t, target), "p-", 2)
 	sel := shardSelector(t, cache.ShardKeyUID, 1, 2)
 	var got []string
 	opts := metav1.ListOptions{Limit: 3}
@@ -134,7 +131,7 @@ func shardPaginatedList(t *testing.T, target Target) {
 // shardNamespace: a shard of namespaces holds every object of the
 // namespace or none.
 func shardNamespace(t *testing.T, target Target) {
-	createSharded(t, target, "ns-", 1)
+	createSharded(t, record(t, target), "ns-", 1)
 	ns := target.Namespace()
 	index, err := cache.ShardIndex(cache.ShardHash(ns), 2)
 	if err != nil {
@@ -155,59 +152,42 @@ func shardNamespace(t *testing.T, target Target) {
 // shardWatch: a watch from a resourceVersion delivers the changes of the
 // shard's objects only.
 func shardWatch(t *testing.T, target Target) {
+	r := record(t, target)
 	sel := shardSelector(t, cache.ShardKeyUID, 0, 2)
 	start := listShard(t, target, sel, metav1.ListOptions{})
-	w := openWatch(t, target, metav1.ListOptions{ResourceVersion: start.RV, ShardSelector: sel.String()})
-	want := createSharded(t, target, "w-", 2)
+	s := r.watch(metav1.ListOptions{ResourceVersion: start.RV, ShardSelector: sel.String()}, r.mark())
+	want := createSharded(t, r, "w-", 2)
 	if len(want[0]) == 0 || len(want[1]) == 0 {
 		t.Fatalf("the objects are not in both shards: %v", want)
 	}
-	var got []string
-	for _, e := range objectEvents(t, w, len(want[0])) {
-		if e.Type != watch.Added {
-			t.Errorf("got %v, want ADDED", e)
-		}
-		got = append(got, e.Name)
-	}
-	checkNames(t, "ADDED in shard 0 of 2", want[0], got)
-	// Changes of objects outside the shard are not delivered: the next
-	// event is that of an object inside it.
-	outside, inside := want[1][0], want[0][0]
-	update(t, target, outside, map[string]string{"l": "1"}, nil)
-	changed := update(t, target, inside, map[string]string{"l": "1"}, nil)
-	checkEvents(t, []event{{Type: watch.Modified, item: changed}}, objectEvents(t, w, 1))
+	s.converge()
+	r.update(want[1][0], map[string]string{"l": "1"}, nil)
+	r.update(want[0][0], map[string]string{"l": "1"}, nil)
+	s.converge()
+	s.check()
 }
 
 // shardStreamingList: a streaming list delivers the shard's objects, then
-// the initial-events-end bookmark.
+// the initial-events-end bookmark, then the changes of the shard's objects.
 func shardStreamingList(t *testing.T, target Target) {
-	want := createSharded(t, target, "s-", 2)
+	r := record(t, target)
+	want := createSharded(t, r, "s-", 2)
+	if len(want[0]) == 0 || len(want[1]) == 0 {
+		t.Fatalf("the objects are not in both shards: %v", want)
+	}
 	sel := shardSelector(t, cache.ShardKeyUID, 1, 2)
 	listShard(t, target, sel, metav1.ListOptions{}) // skips if ignored
-	opts := metav1.ListOptions{ShardSelector: sel.String(), SendInitialEvents: ptr(true),
-		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, AllowWatchBookmarks: true}
-	w, err := target.ListerWatcher().WatchWithContext(t.Context(), opts)
+	s, err := r.openStream(metav1.ListOptions{ShardSelector: sel.String(), SendInitialEvents: ptr(true),
+		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, AllowWatchBookmarks: true}, r.mark())
+	skipIfWatchListUnsupported(t, err)
 	if err != nil {
-		skipIfWatchListUnsupported(t, err)
-		t.Fatalf("watch %s: %v", describe(opts), err)
+		t.Fatalf("streaming list of a shard: %v", err)
 	}
-	t.Cleanup(w.Stop)
-	var got []string
-	for {
-		e := mustNextEvent(t, w)
-		if isInitialEventsEnd(e) {
-			break
-		}
-		if e.Type == watch.Bookmark {
-			continue
-		}
-		if e.Type != watch.Added {
-			t.Fatalf("got %v before the initial-events-end bookmark, want ADDED", e)
-		}
-		got = append(got, e.Name)
-	}
-	slices.Sort(got)
-	checkNames(t, "the streaming list of shard 1 of 2", want[1], got)
+	s.converge()
+	r.update(want[0][0], map[string]string{"l": "1"}, nil)
+	r.update(want[1][0], map[string]string{"l": "1"}, nil)
+	s.converge()
+	s.check()
 }
 
 // shardMalformedSelector: list and watch refuse a selector the apiserver

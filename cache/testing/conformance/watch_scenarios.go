@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"slices"
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -25,150 +24,115 @@ func watchScenarios() []Scenario {
 	}
 }
 
-// watchFromResourceVersion: a watch from N delivers every change after N, in
-// order, each with the resourceVersion of its write; a deletion carries the
-// last state with a new resourceVersion.
+// watchFromResourceVersion: a watch from N delivers every change after N,
+// in order, each with the resourceVersion of its write; a deletion carries
+// the last state with a new resourceVersion.
 func watchFromResourceVersion(t *testing.T, target Target) {
-	a := create(t, target, "a", nil)
-	b := create(t, target, "b", map[string]string{"l": "1"})
-	a2 := update(t, target, "a", map[string]string{"l": "2"}, nil)
-	w := openWatch(t, target, metav1.ListOptions{ResourceVersion: a.RV})
-	remove(t, target, "b")
-
-	got := objectEvents(t, w, 3)
-	want := []event{{Type: watch.Added, item: b}, {Type: watch.Modified, item: a2}}
-	checkEvents(t, want, got[:2])
-	deleted := got[2]
-	if deleted.Type != watch.Deleted || deleted.Name != "b" || deleted.Labels["l"] != "1" {
-		t.Errorf("got %v, want DELETED b with its last labels", deleted)
-	}
-	if deleted.RV == b.RV || deleted.RV == "" {
-		t.Errorf("DELETED b carries resourceVersion %q, want the deletion's own (b was written at %s)", deleted.RV, b.RV)
-	}
+	r := record(t, target)
+	a := r.create("a", nil)
+	r.create("b", map[string]string{"l": "1"})
+	r.update("a", map[string]string{"l": "2"}, nil)
+	s := r.watch(metav1.ListOptions{ResourceVersion: a.RV}, r.after(a.RV))
+	r.remove("b")
+	s.converge()
+	s.check()
 }
 
-// watchFromList: a watch from a list's resourceVersion delivers exactly the
-// later writes.
+// watchFromList: a watch from the resourceVersion of a list (most recent)
+// delivers exactly the later writes.
 func watchFromList(t *testing.T, target Target) {
-	create(t, target, "a", nil)
-	r := list(t, target, metav1.ListOptions{})
-	w := openWatch(t, target, metav1.ListOptions{ResourceVersion: r.RV, AllowWatchBookmarks: true})
-	b := create(t, target, "b", nil)
-	a := update(t, target, "a", map[string]string{"l": "1"}, nil)
-	checkEvents(t, []event{{Type: watch.Added, item: b}, {Type: watch.Modified, item: a}}, objectEvents(t, w, 2))
+	r := record(t, target)
+	r.create("a", nil)
+	listed := r.mark()
+	l := list(t, target, metav1.ListOptions{})
+	r.checkList("list", l, all, listed, listed)
+	s := r.watch(metav1.ListOptions{ResourceVersion: l.RV, AllowWatchBookmarks: true}, listed)
+	r.create("b", nil)
+	r.update("a", map[string]string{"l": "1"}, nil)
+	s.converge()
+	s.check()
 }
 
-// watchInitialState: a watch from "" or "0" first delivers the current state
-// as ADDED events (in any order), then live events.
+// watchInitialState: a watch from "" (most recent) or "0" (any) first
+// delivers a state as ADDED events (in any order) — from "", one that shows
+// every write made before the watch; from "0", any — then the later writes.
 func watchInitialState(t *testing.T, target Target) {
-	create(t, target, "a", nil)
-	create(t, target, "b", nil)
-	for _, rv := range []string{"", "0"} {
-		current := list(t, target, metav1.ListOptions{})
-		w := openWatch(t, target, metav1.ListOptions{ResourceVersion: rv})
-		sentinel := create(t, target, "sentinel"+rv, nil)
-		events := eventsUntil(t, w, sentinel.Name)
-		checkEvents(t, []event{{Type: watch.Added, item: sentinel}}, events[len(events)-1:])
-		var initial []item
-		for _, e := range events[:len(events)-1] {
-			if e.Type != watch.Added {
-				t.Errorf("watch from %q: got %v before the sentinel, want only ADDED", rv, e)
-			}
-			initial = append(initial, e.item)
-		}
-		checkNames(t, "ADDED before the sentinel, watching from "+strconvQuote(rv), sortedNames(current.Items), sortedNames(initial))
-		w.Stop()
+	r := record(t, target)
+	r.create("a", nil)
+	r.create("b", nil)
+	for _, tc := range []struct {
+		rv   string
+		from int
+	}{{"", r.mark()}, {"0", 0}} {
+		s := r.watch(metav1.ListOptions{ResourceVersion: tc.rv}, tc.from)
+		s.converge()
+		r.create("sentinel"+tc.rv, nil)
+		s.converge()
+		s.check()
+		s.stop()
 	}
 }
 
-// watchInitialEventsEndBookmark: a streaming list (sendInitialEvents) sends
-// the current state as ADDED events, then a BOOKMARK annotated
-// k8s.io/initial-events-end, then live events.
+// watchInitialEventsEndBookmark: a streaming list (sendInitialEvents) from
+// "" sends the current state as ADDED events, then a BOOKMARK annotated
+// k8s.io/initial-events-end at that state's resourceVersion, then live
+// events.
 func watchInitialEventsEndBookmark(t *testing.T, target Target) {
-	a := create(t, target, "a", nil)
-	b := create(t, target, "b", nil)
-	w, err := target.ListerWatcher().WatchWithContext(t.Context(), metav1.ListOptions{
-		SendInitialEvents:    ptr(true),
-		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
-		AllowWatchBookmarks:  true,
-	})
-	skipIfWatchListUnsupported(t, err)
-	if err != nil {
-		t.Fatalf("streaming list: %v", err)
-	}
-	t.Cleanup(w.Stop)
-	sentinel := create(t, target, "sentinel", nil)
-	events := eventsUntil(t, w, sentinel.Name)
-	if len(events) != 4 {
-		t.Fatalf("got %s, want ADDED a and b, the initial-events-end BOOKMARK and ADDED sentinel", formatEvents(events))
-	}
-	initial := []item{events[0].item, events[1].item}
-	slices.SortFunc(initial, func(x, y item) int { return compareStrings(x.Name, y.Name) })
-	checkItems(t, "initial events", []item{a, b}, initial)
-	if events[0].Type != watch.Added || events[1].Type != watch.Added {
-		t.Errorf("initial events %s, want ADDED", formatEvents(events[:2]))
-	}
-	if !isInitialEventsEnd(events[2]) || events[2].RV == "" {
-		t.Errorf("got %v after the initial events, want the initial-events-end BOOKMARK with a resourceVersion", events[2])
-	}
-	checkEvents(t, []event{{Type: watch.Added, item: sentinel}}, events[3:])
+	watchInitialEvents(t, target, true)
 }
 
 // watchInitialEventsWithoutBookmarks: without allowWatchBookmarks a
 // streaming list sends no bookmark at all.
 func watchInitialEventsWithoutBookmarks(t *testing.T, target Target) {
-	create(t, target, "a", nil)
-	w, err := target.ListerWatcher().WatchWithContext(t.Context(), metav1.ListOptions{
+	watchInitialEvents(t, target, false)
+}
+
+// watchInitialEvents opens a streaming list from "" after two writes and
+// writes a sentinel once it delivered them (and, with bookmarks, the
+// initial-events-end bookmark): the sentinel is a live event.
+func watchInitialEvents(t *testing.T, target Target, bookmarks bool) {
+	r := record(t, target)
+	r.create("a", nil)
+	r.create("b", nil)
+	s, err := r.openStream(metav1.ListOptions{
 		SendInitialEvents:    ptr(true),
 		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
-	})
+		AllowWatchBookmarks:  bookmarks,
+	}, r.mark())
 	skipIfWatchListUnsupported(t, err)
 	if err != nil {
 		t.Fatalf("streaming list: %v", err)
 	}
-	t.Cleanup(w.Stop)
-	sentinel := create(t, target, "sentinel", nil)
-	var got []watch.EventType
-	for {
-		e := mustNextEvent(t, w)
-		got = append(got, e.Type)
-		if e.Name == sentinel.Name {
-			break
-		}
-	}
-	if want := []watch.EventType{watch.Added, watch.Added}; !slices.Equal(want, got) {
-		t.Errorf("events %v, want %v", got, want)
-	}
+	s.converge()
+	r.create("sentinel", nil)
+	s.converge()
+	s.check()
 }
 
-// watchInitialEventsNotOlderThan: a streaming list from an old
-// resourceVersion sends the current state, not the old one.
+// watchInitialEventsNotOlderThan: a streaming list not older than N sends
+// a state that shows every write up to N and perhaps later ones (a watch
+// cache that has not caught up serves an older state than the newest),
+// then the initial-events-end bookmark at that state's resourceVersion,
+// then the writes after that state.
 func watchInitialEventsNotOlderThan(t *testing.T, target Target) {
-	a := create(t, target, "a", nil)
-	b := create(t, target, "b", nil)
-	a2 := update(t, target, "a", map[string]string{"l": "1"}, nil)
-	w, err := target.ListerWatcher().WatchWithContext(t.Context(), metav1.ListOptions{
+	r := record(t, target)
+	a := r.create("a", nil)
+	r.create("b", nil)
+	r.update("a", map[string]string{"l": "1"}, nil)
+	s, err := r.openStream(metav1.ListOptions{
 		ResourceVersion:      a.RV,
 		SendInitialEvents:    ptr(true),
 		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
 		AllowWatchBookmarks:  true,
-	})
+	}, r.after(a.RV))
 	skipIfWatchListUnsupported(t, err)
 	if err != nil {
 		t.Fatalf("streaming list: %v", err)
 	}
-	t.Cleanup(w.Stop)
-	events := objectEvents(t, w, 2)
-	initial := []item{events[0].item, events[1].item}
-	slices.SortFunc(initial, func(x, y item) int { return compareStrings(x.Name, y.Name) })
-	checkItems(t, "initial events", []item{a2, b}, initial)
-	for {
-		if e := mustNextEvent(t, w); isInitialEventsEnd(e) {
-			break
-		} else if e.Type != watch.Bookmark {
-			t.Fatalf("got %v, want the initial-events-end BOOKMARK", e)
-		}
-	}
+	s.converge()
+	r.update("b", map[string]string{"l": "1"}, nil)
+	s.converge()
+	s.check()
 }
 
 // watchSelectorTransitions: with a label selector, an object entering the
@@ -176,46 +140,42 @@ func watchInitialEventsNotOlderThan(t *testing.T, target Target) {
 // the update's resourceVersion), one staying is MODIFIED; non-matching
 // objects are not seen.
 func watchSelectorTransitions(t *testing.T, target Target) {
-	start := create(t, target, "a", map[string]string{"l": "x"})
-	w := openWatch(t, target, metav1.ListOptions{ResourceVersion: start.RV, LabelSelector: "l=x"})
-
-	leave := update(t, target, "a", map[string]string{"l": "y"}, nil)
-	create(t, target, "other", map[string]string{"l": "y"})
-	enter := update(t, target, "a", map[string]string{"l": "x"}, nil)
-	stay := update(t, target, "a", map[string]string{"l": "x"}, map[string]string{"k": "v"})
-	sentinel := create(t, target, "sentinel", map[string]string{"l": "x"})
-
-	want := []event{
-		{Type: watch.Deleted, item: item{Name: "a", RV: leave.RV, Labels: map[string]string{"l": "x"}}},
-		{Type: watch.Added, item: enter},
-		{Type: watch.Modified, item: stay},
-		{Type: watch.Added, item: sentinel},
-	}
-	checkEvents(t, want, eventsUntil(t, w, sentinel.Name))
+	r := record(t, target)
+	start := r.create("a", map[string]string{"l": "x"})
+	s := r.watch(metav1.ListOptions{ResourceVersion: start.RV, LabelSelector: "l=x"}, r.after(start.RV))
+	r.update("a", map[string]string{"l": "y"}, nil)
+	r.create("other", map[string]string{"l": "y"})
+	r.update("a", map[string]string{"l": "x"}, nil)
+	r.update("a", map[string]string{"l": "x"}, map[string]string{"k": "v"})
+	r.create("sentinel", map[string]string{"l": "x"})
+	s.converge()
+	s.check()
 }
 
 // watchFieldSelector: a watch selecting metadata.name sees only that
 // object.
 func watchFieldSelector(t *testing.T, target Target) {
-	start := create(t, target, "a", nil)
-	w := openWatch(t, target, metav1.ListOptions{ResourceVersion: start.RV, FieldSelector: "metadata.name=sentinel"})
-	create(t, target, "b", nil)
-	update(t, target, "a", map[string]string{"l": "1"}, nil)
-	sentinel := create(t, target, "sentinel", nil)
-	checkEvents(t, []event{{Type: watch.Added, item: sentinel}}, eventsUntil(t, w, sentinel.Name))
+	r := record(t, target)
+	start := r.create("a", nil)
+	s := r.watch(metav1.ListOptions{ResourceVersion: start.RV, FieldSelector: "metadata.name=sentinel"}, r.after(start.RV))
+	r.create("b", nil)
+	r.update("a", map[string]string{"l": "1"}, nil)
+	r.create("sentinel", nil)
+	s.converge()
+	s.check()
 }
 
 // watchTimeout: a watch with timeoutSeconds ends by itself, without an
 // error.
 func watchTimeout(t *testing.T, target Target) {
-	start := create(t, target, "a", nil)
+	start := record(t, target).create("a", nil)
 	w := openWatch(t, target, metav1.ListOptions{ResourceVersion: start.RV, TimeoutSeconds: ptr[int64](1)})
 	expectClosed(t, w)
 }
 
 // watchInvalidOptions: option combinations the apiserver rejects on watch.
 func watchInvalidOptions(t *testing.T, target Target) {
-	start := create(t, target, "a", nil)
+	start := record(t, target).create("a", nil)
 	for _, tc := range []struct {
 		name string
 		opts metav1.ListOptions
@@ -241,7 +201,7 @@ func watchInvalidOptions(t *testing.T, target Target) {
 // with "Too large resource version", either from the call or as the one
 // ERROR event of the stream.
 func watchTooLargeResourceVersion(t *testing.T, target Target) {
-	future := futureResourceVersion(t, create(t, target, "a", nil).RV)
+	future := futureResourceVersion(t, record(t, target).create("a", nil).RV)
 	w, err := target.ListerWatcher().WatchWithContext(t.Context(), metav1.ListOptions{
 		ResourceVersion:      future,
 		SendInitialEvents:    ptr(true),
@@ -261,18 +221,4 @@ func watchTooLargeResourceVersion(t *testing.T, target Target) {
 		t.Errorf("got %v, want an ERROR with too large resource version", e)
 	}
 	expectClosed(t, w)
-}
-
-func compareStrings(x, y string) int {
-	switch {
-	case x < y:
-		return -1
-	case x > y:
-		return 1
-	}
-	return 0
-}
-
-func strconvQuote(s string) string {
-	return `"` + s + `"`
 }

@@ -18,8 +18,9 @@ func writeScenarios() []Scenario {
 // Conflict; with the current one it succeeds; every write gets a new
 // resourceVersion.
 func writePrecondition(t *testing.T, target Target) {
-	a := create(t, target, "a", nil)
-	a2 := update(t, target, "a", map[string]string{"l": "1"}, nil)
+	r := record(t, target)
+	a := r.create("a", nil)
+	a2 := r.update("a", map[string]string{"l": "1"}, nil)
 	if a2.RV == a.RV {
 		t.Errorf("update kept resourceVersion %s", a.RV)
 	}
@@ -39,7 +40,7 @@ func writePrecondition(t *testing.T, target Target) {
 // writeErrors: creating an existing object, updating or deleting a missing
 // one.
 func writeErrors(t *testing.T, target Target) {
-	create(t, target, "a", nil)
+	record(t, target).create("a", nil)
 	if _, err := target.Create(t.Context(), &metav1.ObjectMeta{Name: "a"}); !apierrors.IsAlreadyExists(err) {
 		t.Errorf("create of an existing object: %v, want 409 AlreadyExists", err)
 	}
