@@ -238,6 +238,25 @@ func TestUnstructuredNumbers(t *testing.T) {
 	}
 }
 
+// TestUnstructuredNilContent checks that both formats encode a nil
+// content as an empty one.
+func TestUnstructuredNilContent(t *testing.T) {
+	for _, f := range []Format{CBOR, JSON} {
+		c := mustNew(t, &unstructured.Unstructured{}, Options{Unstructured: f})
+		b, err := c.Encode(&unstructured.Unstructured{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.Decode(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(map[string]any{}, got.(*unstructured.Unstructured).Object); diff != "" {
+			t.Errorf("%v: decoded content (-want +got):\n%s", f, diff)
+		}
+	}
+}
+
 func TestEncodeErrors(t *testing.T) {
 	faultyCodec := mustNew(t, &faulty{}, Options{})
 	cmCodec := mustNew(t, &configMap{}, Options{})

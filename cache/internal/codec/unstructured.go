@@ -52,7 +52,8 @@ func (unstructuredCBOR) decode(b []byte) (runtime.Object, error) {
 type unstructuredJSON struct{}
 
 func (unstructuredJSON) encode(obj runtime.Object) ([]byte, error) {
-	return encodeJSON(obj.(*unstructured.Unstructured).Object)
+	// UnstructuredContent, as the CBOR serializer: a nil content is {}.
+	return encodeJSON(obj.(*unstructured.Unstructured).UnstructuredContent())
 }
 
 func (unstructuredJSON) decode(b []byte) (runtime.Object, error) {
