@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"testing"
+
+	"github.com/informer-go/informer/internal/benchkit"
 )
 
 // benchItems is the size of the benchmark snapshots: issue 24's 20k
@@ -20,22 +22,24 @@ func BenchmarkWrite(b *testing.B) {
 	b.Run("encode", func(b *testing.B) {
 		w := newTestWriter(b, snapshotPath(b), osFS{})
 		b.ReportAllocs()
+		start := benchkit.ReadUsage()
 		for b.Loop() {
 			if err := w.Write(header("1"), objs, c); err != nil {
 				b.Fatal(err)
 			}
 		}
-		reportFile(b, w.Path())
+		reportFile(b, w.Path(), start)
 	})
 	b.Run("encoded", func(b *testing.B) {
 		w := newTestWriter(b, snapshotPath(b), osFS{})
 		b.ReportAllocs()
+		start := benchkit.ReadUsage()
 		for b.Loop() {
 			if err := w.WriteEncoded(header("1"), items); err != nil {
 				b.Fatal(err)
 			}
 		}
-		reportFile(b, w.Path())
+		reportFile(b, w.Path(), start)
 	})
 }
 
@@ -48,16 +52,18 @@ func BenchmarkLoad(b *testing.B) {
 	c := newCodec(b)
 	b.Run("lazy", func(b *testing.B) {
 		b.ReportAllocs()
+		start := benchkit.ReadUsage()
 		for b.Loop() {
 			if _, err := Load(path, testIdentity); err != nil {
 				b.Fatal(err)
 			}
 		}
-		reportFile(b, path)
+		reportFile(b, path, start)
 	})
 	for _, workers := range []int{1, 2, 4} {
 		b.Run(fmt.Sprintf("decode/workers=%d", workers), func(b *testing.B) {
 			b.ReportAllocs()
+			start := benchkit.ReadUsage()
 			for b.Loop() {
 				s, err := Load(path, testIdentity)
 				if err != nil {
@@ -67,14 +73,17 @@ func BenchmarkLoad(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			reportFile(b, path)
+			reportFile(b, path, start)
 		})
 	}
 }
 
 // reportFile reports the size of the snapshot at path as bytes per
-// operation, for MB/s.
-func reportFile(b *testing.B, path string) {
+// operation, for MB/s, and the process's CPU time per operation since
+// start (every goroutine's), which other load on the machine disturbs
+// less than the time.
+func reportFile(b *testing.B, path string, start benchkit.Usage) {
+	b.ReportMetric(float64(start.Spent().CPU.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	info, err := os.Stat(path)
 	if err != nil {
 		b.Fatal(err)
