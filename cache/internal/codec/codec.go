@@ -52,7 +52,7 @@ type Options struct {
 	// floats (a float64 2 comes back an int64 2). On the package
 	// benchmarks it is 9 % (ConfigMap) to 17 % (Pod) smaller and takes
 	// about 40 % less CPU to encode; decoding costs about the same (25 %
-	// less for the ConfigMap, 10 % more for the Pod).
+	// less for the ConfigMap, 10 to 20 % more for the Pod).
 	Unstructured Format
 	// AllowJSON lets [New] fall back to JSON for a typed example without
 	// protobuf methods. JSON is several times larger and slower than
