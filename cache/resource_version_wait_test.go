@@ -232,21 +232,31 @@ type fakeProgressQueue struct {
 
 func (q *fakeProgressQueue) progress() (uint64, uint64) { return q.queued, q.applied }
 
+// newFakeTracker returns a started tracker and the queue whose progress the
+// test sets.
+func newFakeTracker() (*fakeProgressQueue, *resourceVersionTracker) {
+	q := &fakeProgressQueue{}
+	tr := &resourceVersionTracker{}
+	tr.start(q)
+	return q, tr
+}
+
+// trackerWait starts a wait of tr for rv in a goroutine of the bubble, lets
+// it block or return, and returns the channel its result arrives on.
+func trackerWait(tr *resourceVersionTracker, rv string) <-chan error {
+	done := make(chan error, 1)
+	go func() { done <- tr.wait(context.Background(), rv) }()
+	synctest.Wait()
+	return done
+}
+
 // TestResourceVersionTracker drives the tracker through a DeltaFIFO's
 // out-of-order processing: a wait ends only once everything queued up to the
 // version's arrival has been applied, whatever was processed first.
 func TestResourceVersionTracker(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := &fakeProgressQueue{}
-		var tr resourceVersionTracker
-		tr.start(q)
-		ctx := context.Background()
-		wait := func(rv string) <-chan error {
-			done := make(chan error, 1)
-			go func() { done <- tr.wait(ctx, rv) }()
-			synctest.Wait()
-			return done
-		}
+		q, tr := newFakeTracker()
+		wait := func(rv string) <-chan error { return trackerWait(tr, rv) }
 		ended := func(done <-chan error) bool {
 			select {
 			case err := <-done:
@@ -295,6 +305,133 @@ func TestResourceVersionTracker(t *testing.T) {
 		synctest.Wait()
 		if !ended(w13) {
 			t.Fatal("the bookmark did not end the wait")
+		}
+		if n := tr.pending.Load(); n != 0 {
+			t.Errorf("%d waiters left", n)
+		}
+	})
+}
+
+// TestWaitForResourceVersionAfterStop checks that a stopped informer answers
+// for the store it left: nil for the versions the store had reached, whether
+// the wait started before the informer stopped or after, and
+// ErrStoppedBeforeResourceVersion for the others, among them a version that
+// reached the informer but was never applied. The informer stops while it
+// applies one event, with another queued behind it, and a wait for the
+// version being applied pending.
+func TestWaitForResourceVersionAfterStop(t *testing.T) {
+	forEachPipeline(t, func(t *testing.T, opts framework.Options[*metav1.PartialObjectMetadata], inOrder bool) {
+		srv := framework.NewServer(opts)
+		defer srv.Close()
+		// The gate holds the consumer; in the DeltaFIFO it holds the
+		// queue's lock too, so the test waits on entered rather than
+		// synctest.Wait (a goroutine waiting for a mutex is not durably
+		// blocked).
+		entered, release := make(chan struct{}, 1), make(chan struct{})
+		var blocking atomic.Bool
+		inf := newTestInformer(srv, SharedIndexInformerOptions{InOrder: inOrder, Indexers: Indexers{
+			"gate": func(any) ([]string, error) {
+				if blocking.Load() {
+					select {
+					case entered <- struct{}{}:
+					default:
+					}
+					<-release
+				}
+				return nil, nil
+			},
+		}})
+		runCtx, stop := context.WithCancel(testContext(t))
+		defer stop()
+		stopped := make(chan struct{})
+		go func() {
+			defer close(stopped)
+			inf.RunWithContext(runCtx)
+		}()
+		ctx := context.Background()
+		applied := create(t, srv, "applied")
+		if err := inf.WaitForResourceVersion(ctx, applied.ResourceVersion); err != nil {
+			t.Fatal(err)
+		}
+
+		// A wait for the next write's version starts before the write.
+		next, _ := strconv.Atoi(srv.ResourceVersion())
+		pending := waitResult(ctx, inf, strconv.Itoa(next+1))
+		blocking.Store(true)
+		blocked := create(t, srv, "blocked")
+		<-entered // the event is being applied, and blocks
+		queued := create(t, srv, "queued")
+		if inOrder {
+			// The in-order queue takes events while one is applied.
+			synctest.Wait()
+			if got := inf.LastSyncResourceVersion(); got != queued.ResourceVersion {
+				t.Fatalf("the reflector is at %s, want %s", got, queued.ResourceVersion)
+			}
+		}
+		stop()
+		blocking.Store(false)
+		close(release)
+		<-stopped
+
+		if err := <-pending; err != nil {
+			t.Errorf("wait pending when the informer stopped, for a version it applied: %v", err)
+		}
+		for _, rv := range []string{applied.ResourceVersion, blocked.ResourceVersion} {
+			if err := inf.WaitForResourceVersion(ctx, rv); err != nil {
+				t.Errorf("wait after the informer stopped for %s, which its store reached: %v", rv, err)
+			}
+		}
+		cancelled, cancel := context.WithCancel(ctx)
+		cancel()
+		if err := inf.WaitForResourceVersion(cancelled, blocked.ResourceVersion); err != nil {
+			t.Errorf("wait with an ended context after the informer stopped = %v, want nil", err)
+		}
+		if storedRV(t, inf.GetStore(), "queued") != "" {
+			t.Fatal("the informer applied the event queued behind the blocked one")
+		}
+		for _, rv := range []string{queued.ResourceVersion, "999999"} {
+			if err := inf.WaitForResourceVersion(ctx, rv); !errors.Is(err, ErrStoppedBeforeResourceVersion) {
+				t.Errorf("wait after the informer stopped for %s, which its store did not reach = %v", rv, err)
+			}
+		}
+	})
+}
+
+// TestResourceVersionTrackerStop drives the tracker through the race of a
+// wait with the stop of the informer: the queue applies the delta of the
+// version waited for, and the informer stops before the consumer reports the
+// pop. It also checks that a wait for an old version ends at once while
+// newer deltas wait in the queue.
+func TestResourceVersionTrackerStop(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q, tr := newFakeTracker()
+		ctx := context.Background()
+		wait := func(rv string) <-chan error { return trackerWait(tr, rv) }
+
+		q.queued = 1
+		tr.resourceVersionReached("10")
+		q.queued = 2
+		tr.resourceVersionReached("11")
+		q.queued = 3
+		tr.resourceVersionReached("12")
+		q.applied = 1
+		tr.popped() // no waiter: nothing to do
+		if err := tr.wait(ctx, "10"); err != nil {
+			t.Errorf("wait for an applied version behind a busy queue = %v", err)
+		}
+		w11, w12 := wait("11"), wait("12")
+		q.applied = 2 // popped, but not reported before the stop
+		tr.stop()
+		if err := <-w11; err != nil {
+			t.Errorf("wait for 11, applied when the informer stopped = %v", err)
+		}
+		if err := <-w12; !errors.Is(err, ErrStoppedBeforeResourceVersion) {
+			t.Errorf("wait for 12, queued when the informer stopped = %v", err)
+		}
+		for rv, want := range map[string]error{"9": nil, "11": nil, "12": ErrStoppedBeforeResourceVersion, "13": ErrStoppedBeforeResourceVersion} {
+			if err := tr.wait(ctx, rv); !errors.Is(err, want) {
+				t.Errorf("wait for %s after the stop = %v, want %v", rv, err, want)
+			}
 		}
 		if n := tr.pending.Load(); n != 0 {
 			t.Errorf("%d waiters left", n)
