@@ -74,8 +74,12 @@ type resourceVersionTracker struct {
 	// guarded by mu.
 	applied string
 	// unapplied are the versions reached after applied, oldest first,
-	// with the queue positions they were reached at. guarded by mu.
-	unapplied []reachedVersion
+	// with the queue positions they were reached at (some of them may have
+	// been applied since: catchUpLocked drops those). guarded by mu.
+	unapplied reachedVersions
+	// catchUpAt is the number of unapplied versions at which
+	// resourceVersionReached catches up. guarded by mu.
+	catchUpAt int
 	// waiters are the pending waits. guarded by mu.
 	waiters []*resourceVersionWaiter
 	// stopped is set when the informer stops. guarded by mu.
@@ -84,12 +88,58 @@ type resourceVersionTracker struct {
 	pending atomic.Int32
 }
 
-// reachedVersion is a resource version the reflector reached while the
-// queue had not applied everything yet: the store reflects it once the
-// queue has applied position.
+// reachedVersion is a resource version the reflector reached, with the
+// number of deltas queued by then: the store reflects it once the queue has
+// applied position.
 type reachedVersion struct {
 	rv       string
 	position uint64
+}
+
+// reachedVersions is a queue of reachedVersion, oldest first: items[head:].
+// It reuses its backing array, so that following a busy queue allocates
+// nothing once it has grown.
+type reachedVersions struct {
+	items []reachedVersion
+	head  int
+}
+
+func (r *reachedVersions) len() int { return len(r.items) - r.head }
+
+// push appends v; a v at the position of the newest version (nothing was
+// queued in between: a bookmark) replaces it.
+func (r *reachedVersions) push(v reachedVersion) {
+	if last := len(r.items) - 1; last >= r.head && r.items[last].position == v.position {
+		r.items[last] = v
+		return
+	}
+	r.items = append(r.items, v)
+}
+
+// dropApplied removes the versions whose positions are at most applied and
+// returns the newest of them; ok is false when there was none. The remaining
+// versions move to the front of the array once as many were removed as
+// remain, which keeps both removal and appending amortized O(1).
+func (r *reachedVersions) dropApplied(applied uint64) (rv string, ok bool) {
+	n := r.head
+	for n < len(r.items) && r.items[n].position <= applied {
+		n++
+	}
+	if n == r.head {
+		return "", false
+	}
+	rv = r.items[n-1].rv
+	clear(r.items[r.head:n])
+	r.head = n
+	switch remaining := len(r.items) - n; {
+	case remaining == 0:
+		r.items, r.head = r.items[:0], 0
+	case n >= remaining:
+		copy(r.items, r.items[n:])
+		clear(r.items[remaining:])
+		r.items, r.head = r.items[:remaining], 0
+	}
+	return rv, true
 }
 
 // resourceVersionWaiter is one pending WaitForResourceVersion.
@@ -157,6 +207,10 @@ func atLeast(a, b string) bool {
 // resourceVersionReached records that the queue has been handed everything
 // up to rv. A version that is not decimal, or not newer than one reached
 // before, adds nothing.
+//
+// It runs for every event, so it reads the queue's count without the queue's
+// lock, and looks at what the queue has applied only when a wait is pending
+// or the versions kept have doubled since it last looked.
 func (t *resourceVersionTracker) resourceVersionReached(rv string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -164,19 +218,16 @@ func (t *resourceVersionTracker) resourceVersionReached(rv string) {
 		return
 	}
 	t.reached = rv
-	queued, applied := t.queue.progress()
-	switch last := len(t.unapplied) - 1; {
-	case applied >= queued:
-		t.applied, t.unapplied = rv, t.unapplied[:0]
-		t.releaseAppliedLocked()
-		return
-	case last >= 0 && t.unapplied[last].position == queued:
-		t.unapplied[last].rv = rv // nothing queued since: a bookmark
-	default:
-		t.unapplied = append(t.unapplied, reachedVersion{rv: rv, position: queued})
+	t.unapplied.push(reachedVersion{rv: rv, position: t.queue.queuedSoFar()})
+	if len(t.waiters) > 0 || t.unapplied.len() >= t.catchUpAt {
+		t.catchUpLocked()
+		t.catchUpAt = max(minCatchUpAt, 2*t.unapplied.len())
 	}
-	t.catchUpToLocked(applied)
 }
+
+// minCatchUpAt is the fewest versions resourceVersionReached keeps before
+// it drops the applied ones.
+const minCatchUpAt = 64
 
 // newer reports whether resource version a is decimal and newer than b (or b
 // is "").
@@ -203,26 +254,14 @@ func (t *resourceVersionTracker) popped() {
 // catchUpLocked moves applied forward to the newest version whose queue
 // position the queue has applied, and releases the waits that ends.
 func (t *resourceVersionTracker) catchUpLocked() {
-	if t.queue == nil || len(t.unapplied) == 0 {
+	if t.queue == nil || t.unapplied.len() == 0 {
 		return
 	}
 	_, applied := t.queue.progress()
-	t.catchUpToLocked(applied)
-}
-
-// catchUpToLocked is catchUpLocked for the queue's applied position.
-func (t *resourceVersionTracker) catchUpToLocked(applied uint64) {
-	n := 0
-	for n < len(t.unapplied) && t.unapplied[n].position <= applied {
-		n++
+	if rv, ok := t.unapplied.dropApplied(applied); ok {
+		t.applied = rv
+		t.releaseAppliedLocked()
 	}
-	if n == 0 {
-		return
-	}
-	t.applied = t.unapplied[n-1].rv
-	clear(t.unapplied[:n])
-	t.unapplied = t.unapplied[n:]
-	t.releaseAppliedLocked()
 }
 
 // releaseAppliedLocked ends the waits for versions up to applied.

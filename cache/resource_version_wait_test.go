@@ -231,6 +231,7 @@ type fakeProgressQueue struct {
 }
 
 func (q *fakeProgressQueue) progress() (uint64, uint64) { return q.queued, q.applied }
+func (q *fakeProgressQueue) queuedSoFar() uint64        { return q.queued }
 
 // newFakeTracker returns a started tracker and the queue whose progress the
 // test sets.
@@ -437,4 +438,122 @@ func TestResourceVersionTrackerStop(t *testing.T) {
 			t.Errorf("%d waiters left", n)
 		}
 	})
+}
+
+// TestReachedVersions checks the tracker's queue of reached versions: order,
+// the bookmark that replaces the newest version, compaction, and no
+// allocation once it has grown, whatever the backlog.
+func TestReachedVersions(t *testing.T) {
+	var r reachedVersions
+	for i := uint64(1); i <= 10; i++ {
+		r.push(reachedVersion{rv: strconv.FormatUint(10+i, 10), position: i})
+	}
+	r.push(reachedVersion{rv: "30", position: 10}) // a bookmark: nothing queued since 20
+	if rv, ok := r.dropApplied(0); ok {
+		t.Fatalf("dropApplied(0) = %s", rv)
+	}
+	for _, step := range []struct {
+		applied uint64
+		want    string
+	}{{3, "13"}, {4, "14"}, {8, "18"}, {10, "30"}} {
+		if rv, ok := r.dropApplied(step.applied); !ok || rv != step.want {
+			t.Fatalf("dropApplied(%d) = %s, %v; want %s", step.applied, rv, ok, step.want)
+		}
+	}
+	if n := r.len(); n != 0 {
+		t.Fatalf("%d versions left", n)
+	}
+	for _, backlog := range []int{0, 1, 100} {
+		r = reachedVersions{}
+		var pos uint64
+		push := func() {
+			pos++
+			r.push(reachedVersion{rv: "1", position: pos})
+		}
+		for range backlog + 200 { // grown
+			push()
+			r.dropApplied(pos - uint64(backlog))
+		}
+		if n := testing.AllocsPerRun(1000, func() {
+			push()
+			r.dropApplied(pos - uint64(backlog))
+		}); n != 0 {
+			t.Errorf("backlog %d: %v allocations per version", backlog, n)
+		}
+		if got := r.len(); got != backlog {
+			t.Errorf("backlog %d: %d versions held", backlog, got)
+		}
+		if cap(r.items) > max(16, 4*(backlog+1)) {
+			t.Errorf("backlog %d: array of %d", backlog, cap(r.items))
+		}
+	}
+}
+
+// TestQueuedSoFar checks that both queues' lock-free count of queued deltas
+// follows progress through writes, lists (a DeltaFIFO's bulk, renumbered
+// when a Pop expands it), resyncs and pops.
+func TestQueuedSoFar(t *testing.T) {
+	for _, qm := range queueModes {
+		for _, bulks := range []bool{false, true} {
+			if bulks && qm.inOrder {
+				continue
+			}
+			t.Run(fmt.Sprintf("%s/bulks=%v", qm.name, bulks), func(t *testing.T) {
+				known := NewStore(MetaNamespaceKeyFunc)
+				var q interface {
+					Queue
+					progressQueue
+				}
+				if qm.inOrder {
+					q = NewRealFIFOWithOptions(RealFIFOOptions{KeyFunction: MetaNamespaceKeyFunc, KnownObjects: known})
+				} else {
+					f := NewDeltaFIFOWithOptions(DeltaFIFOOptions{KeyFunction: MetaNamespaceKeyFunc, KnownObjects: known})
+					f.takesBulks = bulks
+					q = f
+				}
+				check := func(step string) {
+					t.Helper()
+					if queued, _ := q.progress(); q.queuedSoFar() != queued {
+						t.Fatalf("after %s: queuedSoFar %d, progress %d", step, q.queuedSoFar(), queued)
+					}
+				}
+				pop := func() {
+					t.Helper()
+					if _, err := q.Pop(func(obj any, _ bool) error {
+						for _, d := range obj.(Deltas) {
+							if d.Type == Deleted {
+								return known.Delete(d.Object)
+							}
+							if err := known.Add(d.Object); err != nil {
+								return err
+							}
+						}
+						return nil
+					}); err != nil {
+						t.Fatal(err)
+					}
+					check("pop")
+				}
+				if err := q.Replace([]any{pom("a", "1"), pom("b", "2"), pom("c", "3")}, "3"); err != nil {
+					t.Fatal(err)
+				}
+				check("replace")
+				pop() // expands a bulk
+				for i := range 3 {
+					if err := q.Update(pom("a", strconv.Itoa(4+i))); err != nil {
+						t.Fatal(err)
+					}
+					check("update")
+				}
+				for range 3 {
+					pop()
+				}
+				if err := q.Resync(); err != nil {
+					t.Fatal(err)
+				}
+				check("resync")
+				pop()
+			})
+		}
+	}
 }
