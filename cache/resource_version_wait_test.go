@@ -26,6 +26,18 @@ func storedRV(t *testing.T, store Store, name string) string {
 	return obj.(*metav1.PartialObjectMetadata).ResourceVersion
 }
 
+// writeNth makes write number i of a stream that interleaves objects
+// obj-0 to obj-<objects-1>: it creates each, then updates them in turn. It
+// returns the object's name and what the server stored.
+func writeNth(t *testing.T, srv *framework.Server[*metav1.PartialObjectMetadata], i, objects int) (string, *metav1.PartialObjectMetadata) {
+	t.Helper()
+	name := fmt.Sprint("obj-", i%objects)
+	if i < objects {
+		return name, create(t, srv, name)
+	}
+	return name, touch(t, srv, name, strconv.Itoa(i))
+}
+
 // waitResult runs WaitForResourceVersion in a goroutine of the bubble and
 // returns the channel its result arrives on.
 func waitResult(ctx context.Context, w ResourceVersionWaiter, rv string) <-chan error {
@@ -69,13 +81,7 @@ func TestWaitForResourceVersion(t *testing.T) {
 		// Writes to several objects, interleaved: each wait returns with
 		// the write in the store.
 		for i := range 30 {
-			name := fmt.Sprint("obj-", i%7)
-			var obj *metav1.PartialObjectMetadata
-			if i < 7 {
-				obj = create(t, srv, name)
-			} else {
-				obj = touch(t, srv, name, strconv.Itoa(i))
-			}
+			name, obj := writeNth(t, srv, i, 7)
 			if err := inf.WaitForResourceVersion(ctx, obj.ResourceVersion); err != nil {
 				t.Fatal(err)
 			}
@@ -556,4 +562,57 @@ func TestQueuedSoFar(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestWaitForResourceVersionStopRace tries to break the answers of a stopping
+// informer: writes stream in while waits for each of them are pending, and the
+// informer stops at a different point in each round. For every write, the
+// pending wait and a wait after the stop must agree, and nil must mean that
+// the store holds the write or a newer version of its object.
+func TestWaitForResourceVersionStopRace(t *testing.T) {
+	forEachPipeline(t, func(t *testing.T, opts framework.Options[*metav1.PartialObjectMetadata], inOrder bool) {
+		const writes = 40
+		for round := range 8 {
+			srv := framework.NewServer(opts)
+			inf := newTestInformer(srv, SharedIndexInformerOptions{InOrder: inOrder})
+			ctx := context.Background()
+			runCtx, stop := context.WithCancel(testContext(t))
+			stopped := make(chan struct{})
+			go func() {
+				defer close(stopped)
+				inf.RunWithContext(runCtx)
+			}()
+			var names, rvs []string
+			var pending []<-chan error
+			for i := range writes {
+				if i == round*writes/8 {
+					stop()
+				}
+				name, obj := writeNth(t, srv, i, 5)
+				names, rvs = append(names, name), append(rvs, obj.ResourceVersion)
+				pending = append(pending, waitResult(ctx, inf, obj.ResourceVersion))
+			}
+			stop() // done above; for vet
+			<-stopped
+			applied := 0
+			for i, rv := range rvs {
+				first := <-pending[i]
+				if first != nil && !errors.Is(first, ErrStoppedBeforeResourceVersion) {
+					t.Fatalf("round %d: pending wait for %s = %v", round, rv, first)
+				}
+				if again := inf.WaitForResourceVersion(ctx, rv); !errors.Is(again, first) {
+					t.Errorf("round %d: wait for %s = %v while pending, %v after the stop", round, rv, first, again)
+				}
+				if first != nil {
+					continue
+				}
+				applied++
+				if got := storedRV(t, inf.GetStore(), names[i]); !atLeast(got, rv) {
+					t.Errorf("round %d: wait for %s returned nil, store has %s at %q", round, rv, names[i], got)
+				}
+			}
+			t.Logf("round %d: %d of %d writes reflected when the informer stopped", round, applied, writes)
+			srv.Close()
+		}
+	})
 }
