@@ -219,7 +219,8 @@ func (c *controller) RunWithContext(ctx context.Context) {
 	monitor := c.config.monitor
 	monitor.start(r, c.config.Queue)
 	defer monitor.stop() // after wg.Wait below, unless processing panics
-	// Exits on sync or ctx.Done(); waited for below.
+	// Exits on sync or ctx.Done(); waited for below. A sync it misses as
+	// the run stops, monitor.stop reports.
 	wg.Go(func() {
 		select {
 		case <-c.config.Queue.HasSyncedChecker().Done():

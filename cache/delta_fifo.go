@@ -2,6 +2,7 @@ package cache
 
 import (
 	"slices"
+	"sync/atomic"
 
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -74,6 +75,9 @@ type DeltaFIFO struct {
 	firstDelta []uint64
 	// appended counts the deltas appended so far. guarded by mu.
 	appended uint64
+	// appendedSoFar is the highest appended, for queuedSoFar; written
+	// under mu.
+	appendedSoFar atomic.Uint64
 	// itemsPresized is set while items is a map sized for a relist, to be
 	// let go once the queue drains. guarded by mu.
 	itemsPresized bool
@@ -223,6 +227,9 @@ func (f *DeltaFIFO) lenLocked() int {
 // deltaLog.
 func (f *DeltaFIFO) appendLocked(key string, d Delta) {
 	f.appended++
+	if f.appended > f.appendedSoFar.Load() { // not while a bulk is renumbered
+		f.appendedSoFar.Store(f.appended)
+	}
 	deltas, queued := f.items[key]
 	deltas = append(deltas, d)
 	if n := len(deltas); n >= 2 && deltas[n-1].Type == Deleted && deltas[n-2].Type == Deleted {
@@ -349,6 +356,7 @@ func (f *DeltaFIFO) replaceBulkLocked(action DeltaType, keys []string, objs []an
 	if len(keys) > 0 {
 		f.bulk = &deltaBulk{keys: keys, deltas: deltas, first: f.appended + 1}
 		f.appended += uint64(len(keys))
+		f.appendedSoFar.Store(f.appended)
 		f.cond.Broadcast()
 	}
 	f.sync.replaced(len(keys))
@@ -505,6 +513,11 @@ func (f *DeltaFIFO) progress() (queued, applied uint64) {
 		return f.appended, f.appended
 	}
 	return f.appended, f.firstDelta[0] - 1
+}
+
+// queuedSoFar implements progressQueue.
+func (f *DeltaFIFO) queuedSoFar() uint64 {
+	return f.appendedSoFar.Load()
 }
 
 // HasSyncedChecker returns the FIFO itself: its Done channel closes when

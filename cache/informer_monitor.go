@@ -42,7 +42,9 @@ type informerMonitor struct {
 	metrics    InformerRunMetrics // never nil
 	metricsOn  bool               // metrics is not the no-op
 	runStarted time.Time
-	firstSync  sync.Once
+	// firstSync reports the first sync, at most once: when the queue
+	// syncs, or at stop if it had synced unreported; stop uses it up.
+	firstSync sync.Once
 
 	// Reflector goroutine only.
 	cycles      int
@@ -95,10 +97,19 @@ func (m *informerMonitor) start(r *Reflector, queue Queue) {
 	r.observer = m
 }
 
-// stop ends the run, after every goroutine of the run has returned: the
-// status says Stopped, waiters for resource versions return, metrics are
-// released.
+// stop ends the run, after every goroutine of the run has returned: a sync
+// not reported yet is, the status says Stopped, waiters for resource versions
+// return, metrics are released.
 func (m *informerMonitor) stop() {
+	// The goroutine that waits for the sync may have taken the stop
+	// although the queue had synced, or the queue may have synced as the
+	// run stopped: report that sync now. Once stop has passed here, no
+	// sync is reported, so none follows Release.
+	m.firstSync.Do(func() {
+		if c := m.queueSynced.Load(); c != nil && IsDone(*c) {
+			m.reportSynced()
+		}
+	})
 	m.status.stopped()
 	m.versions.stop()
 	m.metrics.Release()
@@ -134,13 +145,16 @@ func (m *informerMonitor) popped() {
 
 // synced is called when the informer's queue has synced.
 func (m *informerMonitor) synced() {
-	m.firstSync.Do(func() {
-		m.status.synced()
-		m.metrics.SetFirstSyncDuration(m.clock.Since(m.runStarted))
-		if m.metricsOn && m.store != nil {
-			m.metrics.SetStoreObjects(m.store.len())
-		}
-	})
+	m.firstSync.Do(m.reportSynced)
+}
+
+// reportSynced records the first sync of the run. firstSync calls it, once.
+func (m *informerMonitor) reportSynced() {
+	m.status.synced()
+	m.metrics.SetFirstSyncDuration(m.clock.Since(m.runStarted))
+	if m.metricsOn && m.store != nil {
+		m.metrics.SetStoreObjects(m.store.len())
+	}
 }
 
 // failed records err, which ends the cycle unless a retry follows.

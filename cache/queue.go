@@ -291,6 +291,10 @@ type progressQueue interface {
 	// the order they were queued) has been popped and its process function
 	// has returned. applied never exceeds queued.
 	progress() (queued, applied uint64)
+	// queuedSoFar returns progress's queued without taking the queue's
+	// lock (which a DeltaFIFO holds while it processes): at least the
+	// count when the caller's last write returned.
+	queuedSoFar() uint64
 }
 
 // Slow processing is logged when more than slowPopDepth items wait behind the

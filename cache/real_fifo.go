@@ -3,6 +3,7 @@ package cache
 import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
+	"sync/atomic"
 )
 
 // defaultBatchSize is the most deltas PopBatch hands over at once. With
@@ -99,6 +100,8 @@ type RealFIFO struct {
 	// appended counts the deltas queued so far; deltas are processed in
 	// queue order (see progress). guarded by mu.
 	appended uint64
+	// appendedSoFar is appended, for queuedSoFar; written under mu.
+	appendedSoFar atomic.Uint64
 	// batchKeys is PopBatch's scratch set of the keys in the batch, empty
 	// between calls. guarded by mu.
 	batchKeys map[string]struct{}
@@ -250,6 +253,7 @@ func (f *RealFIFO) appendAllLocked(deltas ...queuedDelta) {
 	}
 	f.items = append(f.items, deltas...)
 	f.appended += uint64(len(deltas))
+	f.appendedSoFar.Store(f.appended)
 	f.metrics.queuedItems.Set(float64(len(f.items)))
 	f.cond.Broadcast()
 }
@@ -531,6 +535,11 @@ func (f *RealFIFO) progress() (queued, applied uint64) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.appended, f.processed
+}
+
+// queuedSoFar implements progressQueue.
+func (f *RealFIFO) queuedSoFar() uint64 {
+	return f.appendedSoFar.Load()
 }
 
 // HasSyncedChecker returns the FIFO itself: its Done channel closes when

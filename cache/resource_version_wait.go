@@ -12,7 +12,8 @@ import (
 )
 
 // ErrStoppedBeforeResourceVersion is returned by WaitForResourceVersion when
-// the informer stops before its store reached the resource version.
+// the informer stops, or has stopped, before its store reached the resource
+// version.
 var ErrStoppedBeforeResourceVersion = errors.New("informer stopped before its store reached the resource version")
 
 // ResourceVersionWaiter is implemented by the informers of this package (see
@@ -27,13 +28,16 @@ type ResourceVersionWaiter interface {
 	// says nothing about handlers, which may lag behind the store.
 	//
 	// It waits on channels, without polling, and starts no goroutine. It
-	// returns nil at once when the store is fresh enough already;
-	// ctx.Err() when ctx ends first; [ErrStoppedBeforeResourceVersion]
-	// when the informer stops first (it may be called before Run, and
-	// then waits for it); and an error for a resourceVersion that is not
-	// a decimal number, the form kube-apiserver uses (only such versions
-	// can be compared). A resource version the informer receives that is
-	// not decimal satisfies no wait. It is safe for concurrent use.
+	// returns nil at once when the store is fresh enough already, also
+	// once the informer has stopped (a stopped informer's store keeps what
+	// it had applied); ctx.Err() when ctx ends first;
+	// [ErrStoppedBeforeResourceVersion] when the informer stops, or has
+	// stopped, before its store reached resourceVersion (it may be called
+	// before Run, and then waits for it); and an error for a
+	// resourceVersion that is not a decimal number, the form
+	// kube-apiserver uses (only such versions can be compared). A
+	// resource version the informer receives that is not decimal
+	// satisfies no wait. It is safe for concurrent use.
 	WaitForResourceVersion(ctx context.Context, resourceVersion string) error
 }
 
@@ -50,12 +54,12 @@ func WaitForResourceVersion(ctx context.Context, informer SharedInformer, resour
 
 // resourceVersionTracker releases the waiters of WaitForResourceVersion. The
 // reflector tells it every resource version it handed to the queue
-// (reached); the consumer tells it after every pop (popped). A waiter for
-// version V whose target the reflector has reached waits for the queue
-// position the queue had then: once the queue has applied everything up to
-// it, the store reflects V. The queue numbers the deltas it takes in, so
-// this holds for the DeltaFIFO too, which processes changes out of
-// resource-version order.
+// (resourceVersionReached), and it notes the queue position each version was
+// reached at; the consumer tells it after every pop (popped). Once the queue
+// has applied everything up to the position of a version, the store reflects
+// that version, and every wait for it or an older one ends. The queue
+// numbers the deltas it takes in, so this holds for the DeltaFIFO too, which
+// processes changes out of resource-version order.
 //
 // It is safe for concurrent use. Lock order: its mutex, then the queue's.
 type resourceVersionTracker struct {
@@ -65,6 +69,17 @@ type resourceVersionTracker struct {
 	// reached is the newest resource version handed to the queue, "" if
 	// none. guarded by mu.
 	reached string
+	// applied is the newest resource version the store reflects: the
+	// queue has applied everything it was handed up to it. "" if none.
+	// guarded by mu.
+	applied string
+	// unapplied are the versions reached after applied, oldest first,
+	// with the queue positions they were reached at (some of them may have
+	// been applied since: catchUpLocked drops those). guarded by mu.
+	unapplied reachedVersions
+	// catchUpAt is the number of unapplied versions at which
+	// resourceVersionReached catches up. guarded by mu.
+	catchUpAt int
 	// waiters are the pending waits. guarded by mu.
 	waiters []*resourceVersionWaiter
 	// stopped is set when the informer stops. guarded by mu.
@@ -73,13 +88,63 @@ type resourceVersionTracker struct {
 	pending atomic.Int32
 }
 
+// reachedVersion is a resource version the reflector reached, with the
+// number of deltas queued by then: the store reflects it once the queue has
+// applied position.
+type reachedVersion struct {
+	rv       string
+	position uint64
+}
+
+// reachedVersions is a queue of reachedVersion, oldest first: items[head:].
+// It reuses its backing array, so that following a busy queue allocates
+// nothing once it has grown.
+type reachedVersions struct {
+	items []reachedVersion
+	head  int
+}
+
+func (r *reachedVersions) len() int { return len(r.items) - r.head }
+
+// push appends v; a v at the position of the newest version (nothing was
+// queued in between: a bookmark) replaces it.
+func (r *reachedVersions) push(v reachedVersion) {
+	if last := len(r.items) - 1; last >= r.head && r.items[last].position == v.position {
+		r.items[last] = v
+		return
+	}
+	r.items = append(r.items, v)
+}
+
+// dropApplied removes the versions whose positions are at most applied and
+// returns the newest of them; ok is false when there was none. The remaining
+// versions move to the front of the array once as many were removed as
+// remain, which keeps both removal and appending amortized O(1).
+func (r *reachedVersions) dropApplied(applied uint64) (rv string, ok bool) {
+	n := r.head
+	for n < len(r.items) && r.items[n].position <= applied {
+		n++
+	}
+	if n == r.head {
+		return "", false
+	}
+	rv = r.items[n-1].rv
+	clear(r.items[r.head:n])
+	r.head = n
+	switch remaining := len(r.items) - n; {
+	case remaining == 0:
+		r.items, r.head = r.items[:0], 0
+	case n >= remaining:
+		copy(r.items, r.items[n:])
+		clear(r.items[remaining:])
+		r.items, r.head = r.items[:remaining], 0
+	}
+	return rv, true
+}
+
 // resourceVersionWaiter is one pending WaitForResourceVersion.
 type resourceVersionWaiter struct {
 	target string
-	// position is the queue position to wait for, once positioned: the
-	// reflector reached target.
-	position   uint64
-	positioned bool
 	// done is closed when the wait ends, with err set before.
 	done chan struct{}
 	err  error
@@ -102,20 +167,18 @@ func (t *resourceVersionTracker) wait(ctx context.Context, target string) error 
 		return fmt.Errorf("wait for resource version %q: %w", target, err)
 	}
 	t.mu.Lock()
+	t.catchUpLocked()
+	// Fresh enough comes first: a stopped informer's store keeps what it
+	// had applied.
+	if atLeast(t.applied, target) {
+		t.mu.Unlock()
+		return nil
+	}
 	if t.stopped {
 		t.mu.Unlock()
 		return ErrStoppedBeforeResourceVersion
 	}
-	w := &resourceVersionWaiter{target: target}
-	if t.queue != nil && atLeast(t.reached, target) {
-		queued, applied := t.queue.progress()
-		if applied >= queued {
-			t.mu.Unlock()
-			return nil
-		}
-		w.position, w.positioned = queued, true
-	}
-	w.done = make(chan struct{})
+	w := &resourceVersionWaiter{target: target, done: make(chan struct{})}
 	t.waiters = append(t.waiters, w)
 	t.pending.Store(int32(len(t.waiters)))
 	t.mu.Unlock()
@@ -142,31 +205,42 @@ func atLeast(a, b string) bool {
 }
 
 // resourceVersionReached records that the queue has been handed everything
-// up to rv.
+// up to rv. A version that is not decimal, or not newer than one reached
+// before, adds nothing.
+//
+// It runs for every event, so it reads the queue's count without the queue's
+// lock, and looks at what the queue has applied only when a wait is pending
+// or the versions kept have doubled since it last looked.
 func (t *resourceVersionTracker) resourceVersionReached(rv string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if !atLeast(t.reached, rv) {
-		t.reached = rv
-	}
-	if len(t.waiters) == 0 || t.queue == nil {
+	if t.queue == nil || !newer(rv, t.reached) {
 		return
 	}
-	queued, applied := t.queue.progress()
-	for i := 0; i < len(t.waiters); {
-		w := t.waiters[i]
-		if !w.positioned && atLeast(rv, w.target) {
-			w.position, w.positioned = queued, true
-		}
-		if w.positioned && applied >= w.position {
-			t.releaseLocked(i, nil)
-			continue
-		}
-		i++
+	t.reached = rv
+	t.unapplied.push(reachedVersion{rv: rv, position: t.queue.queuedSoFar()})
+	if len(t.waiters) > 0 || t.unapplied.len() >= t.catchUpAt {
+		t.catchUpLocked()
+		t.catchUpAt = max(minCatchUpAt, 2*t.unapplied.len())
 	}
 }
 
-// popped releases the waiters whose queue position has been applied. It is
+// minCatchUpAt is the fewest versions resourceVersionReached keeps before
+// it drops the applied ones.
+const minCatchUpAt = 64
+
+// newer reports whether resource version a is decimal and newer than b (or b
+// is "").
+func newer(a, b string) bool {
+	if b == "" {
+		_, err := resourceversion.CompareResourceVersion(a, a)
+		return err == nil
+	}
+	c, err := resourceversion.CompareResourceVersion(a, b)
+	return err == nil && c > 0
+}
+
+// popped releases the waiters whose versions the store now reflects. It is
 // called after every Pop.
 func (t *resourceVersionTracker) popped() {
 	if t.pending.Load() == 0 {
@@ -174,12 +248,26 @@ func (t *resourceVersionTracker) popped() {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.queue == nil {
+	t.catchUpLocked()
+}
+
+// catchUpLocked moves applied forward to the newest version whose queue
+// position the queue has applied, and releases the waits that ends.
+func (t *resourceVersionTracker) catchUpLocked() {
+	if t.queue == nil || t.unapplied.len() == 0 {
 		return
 	}
 	_, applied := t.queue.progress()
+	if rv, ok := t.unapplied.dropApplied(applied); ok {
+		t.applied = rv
+		t.releaseAppliedLocked()
+	}
+}
+
+// releaseAppliedLocked ends the waits for versions up to applied.
+func (t *resourceVersionTracker) releaseAppliedLocked() {
 	for i := 0; i < len(t.waiters); {
-		if w := t.waiters[i]; w.positioned && applied >= w.position {
+		if atLeast(t.applied, t.waiters[i].target) {
 			t.releaseLocked(i, nil)
 			continue
 		}
@@ -187,11 +275,13 @@ func (t *resourceVersionTracker) popped() {
 	}
 }
 
-// stop ends every wait with ErrStoppedBeforeResourceVersion, and every later
-// one.
+// stop ends every wait: with nil for a version the store reflects as the
+// queue left it, else with ErrStoppedBeforeResourceVersion. Later waits get
+// the same answers.
 func (t *resourceVersionTracker) stop() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.catchUpLocked()
 	t.stopped = true
 	for len(t.waiters) > 0 {
 		t.releaseLocked(len(t.waiters)-1, ErrStoppedBeforeResourceVersion)

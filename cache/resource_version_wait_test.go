@@ -26,6 +26,18 @@ func storedRV(t *testing.T, store Store, name string) string {
 	return obj.(*metav1.PartialObjectMetadata).ResourceVersion
 }
 
+// writeNth makes write number i of a stream that interleaves objects
+// obj-0 to obj-<objects-1>: it creates each, then updates them in turn. It
+// returns the object's name and what the server stored.
+func writeNth(t *testing.T, srv *framework.Server[*metav1.PartialObjectMetadata], i, objects int) (string, *metav1.PartialObjectMetadata) {
+	t.Helper()
+	name := fmt.Sprint("obj-", i%objects)
+	if i < objects {
+		return name, create(t, srv, name)
+	}
+	return name, touch(t, srv, name, strconv.Itoa(i))
+}
+
 // waitResult runs WaitForResourceVersion in a goroutine of the bubble and
 // returns the channel its result arrives on.
 func waitResult(ctx context.Context, w ResourceVersionWaiter, rv string) <-chan error {
@@ -69,13 +81,7 @@ func TestWaitForResourceVersion(t *testing.T) {
 		// Writes to several objects, interleaved: each wait returns with
 		// the write in the store.
 		for i := range 30 {
-			name := fmt.Sprint("obj-", i%7)
-			var obj *metav1.PartialObjectMetadata
-			if i < 7 {
-				obj = create(t, srv, name)
-			} else {
-				obj = touch(t, srv, name, strconv.Itoa(i))
-			}
+			name, obj := writeNth(t, srv, i, 7)
 			if err := inf.WaitForResourceVersion(ctx, obj.ResourceVersion); err != nil {
 				t.Fatal(err)
 			}
@@ -231,22 +237,33 @@ type fakeProgressQueue struct {
 }
 
 func (q *fakeProgressQueue) progress() (uint64, uint64) { return q.queued, q.applied }
+func (q *fakeProgressQueue) queuedSoFar() uint64        { return q.queued }
+
+// newFakeTracker returns a started tracker and the queue whose progress the
+// test sets.
+func newFakeTracker() (*fakeProgressQueue, *resourceVersionTracker) {
+	q := &fakeProgressQueue{}
+	tr := &resourceVersionTracker{}
+	tr.start(q)
+	return q, tr
+}
+
+// trackerWait starts a wait of tr for rv in a goroutine of the bubble, lets
+// it block or return, and returns the channel its result arrives on.
+func trackerWait(tr *resourceVersionTracker, rv string) <-chan error {
+	done := make(chan error, 1)
+	go func() { done <- tr.wait(context.Background(), rv) }()
+	synctest.Wait()
+	return done
+}
 
 // TestResourceVersionTracker drives the tracker through a DeltaFIFO's
 // out-of-order processing: a wait ends only once everything queued up to the
 // version's arrival has been applied, whatever was processed first.
 func TestResourceVersionTracker(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := &fakeProgressQueue{}
-		var tr resourceVersionTracker
-		tr.start(q)
-		ctx := context.Background()
-		wait := func(rv string) <-chan error {
-			done := make(chan error, 1)
-			go func() { done <- tr.wait(ctx, rv) }()
-			synctest.Wait()
-			return done
-		}
+		q, tr := newFakeTracker()
+		wait := func(rv string) <-chan error { return trackerWait(tr, rv) }
 		ended := func(done <-chan error) bool {
 			select {
 			case err := <-done:
@@ -298,6 +315,304 @@ func TestResourceVersionTracker(t *testing.T) {
 		}
 		if n := tr.pending.Load(); n != 0 {
 			t.Errorf("%d waiters left", n)
+		}
+	})
+}
+
+// TestWaitForResourceVersionAfterStop checks that a stopped informer answers
+// for the store it left: nil for the versions the store had reached, whether
+// the wait started before the informer stopped or after, and
+// ErrStoppedBeforeResourceVersion for the others, among them a version that
+// reached the informer but was never applied. The informer stops while it
+// applies one event, with another queued behind it, and a wait for the
+// version being applied pending.
+func TestWaitForResourceVersionAfterStop(t *testing.T) {
+	forEachPipeline(t, func(t *testing.T, opts framework.Options[*metav1.PartialObjectMetadata], inOrder bool) {
+		srv := framework.NewServer(opts)
+		defer srv.Close()
+		// The gate holds the consumer; in the DeltaFIFO it holds the
+		// queue's lock too, so the test waits on entered rather than
+		// synctest.Wait (a goroutine waiting for a mutex is not durably
+		// blocked).
+		entered, release := make(chan struct{}, 1), make(chan struct{})
+		var blocking atomic.Bool
+		inf := newTestInformer(srv, SharedIndexInformerOptions{InOrder: inOrder, Indexers: Indexers{
+			"gate": func(any) ([]string, error) {
+				if blocking.Load() {
+					select {
+					case entered <- struct{}{}:
+					default:
+					}
+					<-release
+				}
+				return nil, nil
+			},
+		}})
+		runCtx, stop := context.WithCancel(testContext(t))
+		defer stop()
+		stopped := make(chan struct{})
+		go func() {
+			defer close(stopped)
+			inf.RunWithContext(runCtx)
+		}()
+		ctx := context.Background()
+		applied := create(t, srv, "applied")
+		if err := inf.WaitForResourceVersion(ctx, applied.ResourceVersion); err != nil {
+			t.Fatal(err)
+		}
+
+		// A wait for the next write's version starts before the write.
+		next, _ := strconv.Atoi(srv.ResourceVersion())
+		pending := waitResult(ctx, inf, strconv.Itoa(next+1))
+		blocking.Store(true)
+		blocked := create(t, srv, "blocked")
+		<-entered // the event is being applied, and blocks
+		queued := create(t, srv, "queued")
+		if inOrder {
+			// The in-order queue takes events while one is applied.
+			synctest.Wait()
+			if got := inf.LastSyncResourceVersion(); got != queued.ResourceVersion {
+				t.Fatalf("the reflector is at %s, want %s", got, queued.ResourceVersion)
+			}
+		}
+		stop()
+		blocking.Store(false)
+		close(release)
+		<-stopped
+
+		if err := <-pending; err != nil {
+			t.Errorf("wait pending when the informer stopped, for a version it applied: %v", err)
+		}
+		for _, rv := range []string{applied.ResourceVersion, blocked.ResourceVersion} {
+			if err := inf.WaitForResourceVersion(ctx, rv); err != nil {
+				t.Errorf("wait after the informer stopped for %s, which its store reached: %v", rv, err)
+			}
+		}
+		cancelled, cancel := context.WithCancel(ctx)
+		cancel()
+		if err := inf.WaitForResourceVersion(cancelled, blocked.ResourceVersion); err != nil {
+			t.Errorf("wait with an ended context after the informer stopped = %v, want nil", err)
+		}
+		if storedRV(t, inf.GetStore(), "queued") != "" {
+			t.Fatal("the informer applied the event queued behind the blocked one")
+		}
+		for _, rv := range []string{queued.ResourceVersion, "999999"} {
+			if err := inf.WaitForResourceVersion(ctx, rv); !errors.Is(err, ErrStoppedBeforeResourceVersion) {
+				t.Errorf("wait after the informer stopped for %s, which its store did not reach = %v", rv, err)
+			}
+		}
+	})
+}
+
+// TestResourceVersionTrackerStop drives the tracker through the race of a
+// wait with the stop of the informer: the queue applies the delta of the
+// version waited for, and the informer stops before the consumer reports the
+// pop. It also checks that a wait for an old version ends at once while
+// newer deltas wait in the queue.
+func TestResourceVersionTrackerStop(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q, tr := newFakeTracker()
+		ctx := context.Background()
+		wait := func(rv string) <-chan error { return trackerWait(tr, rv) }
+
+		q.queued = 1
+		tr.resourceVersionReached("10")
+		q.queued = 2
+		tr.resourceVersionReached("11")
+		q.queued = 3
+		tr.resourceVersionReached("12")
+		q.applied = 1
+		tr.popped() // no waiter: nothing to do
+		if err := tr.wait(ctx, "10"); err != nil {
+			t.Errorf("wait for an applied version behind a busy queue = %v", err)
+		}
+		w11, w12 := wait("11"), wait("12")
+		q.applied = 2 // popped, but not reported before the stop
+		tr.stop()
+		if err := <-w11; err != nil {
+			t.Errorf("wait for 11, applied when the informer stopped = %v", err)
+		}
+		if err := <-w12; !errors.Is(err, ErrStoppedBeforeResourceVersion) {
+			t.Errorf("wait for 12, queued when the informer stopped = %v", err)
+		}
+		for rv, want := range map[string]error{"9": nil, "11": nil, "12": ErrStoppedBeforeResourceVersion, "13": ErrStoppedBeforeResourceVersion} {
+			if err := tr.wait(ctx, rv); !errors.Is(err, want) {
+				t.Errorf("wait for %s after the stop = %v, want %v", rv, err, want)
+			}
+		}
+		if n := tr.pending.Load(); n != 0 {
+			t.Errorf("%d waiters left", n)
+		}
+	})
+}
+
+// TestReachedVersions checks the tracker's queue of reached versions: order,
+// the bookmark that replaces the newest version, compaction, and no
+// allocation once it has grown, whatever the backlog.
+func TestReachedVersions(t *testing.T) {
+	var r reachedVersions
+	for i := uint64(1); i <= 10; i++ {
+		r.push(reachedVersion{rv: strconv.FormatUint(10+i, 10), position: i})
+	}
+	r.push(reachedVersion{rv: "30", position: 10}) // a bookmark: nothing queued since 20
+	if rv, ok := r.dropApplied(0); ok {
+		t.Fatalf("dropApplied(0) = %s", rv)
+	}
+	for _, step := range []struct {
+		applied uint64
+		want    string
+	}{{3, "13"}, {4, "14"}, {8, "18"}, {10, "30"}} {
+		if rv, ok := r.dropApplied(step.applied); !ok || rv != step.want {
+			t.Fatalf("dropApplied(%d) = %s, %v; want %s", step.applied, rv, ok, step.want)
+		}
+	}
+	if n := r.len(); n != 0 {
+		t.Fatalf("%d versions left", n)
+	}
+	for _, backlog := range []int{0, 1, 100} {
+		r = reachedVersions{}
+		var pos uint64
+		push := func() {
+			pos++
+			r.push(reachedVersion{rv: "1", position: pos})
+		}
+		for range backlog + 200 { // grown
+			push()
+			r.dropApplied(pos - uint64(backlog))
+		}
+		if n := testing.AllocsPerRun(1000, func() {
+			push()
+			r.dropApplied(pos - uint64(backlog))
+		}); n != 0 {
+			t.Errorf("backlog %d: %v allocations per version", backlog, n)
+		}
+		if got := r.len(); got != backlog {
+			t.Errorf("backlog %d: %d versions held", backlog, got)
+		}
+		if cap(r.items) > max(16, 4*(backlog+1)) {
+			t.Errorf("backlog %d: array of %d", backlog, cap(r.items))
+		}
+	}
+}
+
+// TestQueuedSoFar checks that both queues' lock-free count of queued deltas
+// follows progress through writes, lists (a DeltaFIFO's bulk, renumbered
+// when a Pop expands it), resyncs and pops.
+func TestQueuedSoFar(t *testing.T) {
+	for _, qm := range queueModes {
+		for _, bulks := range []bool{false, true} {
+			if bulks && qm.inOrder {
+				continue
+			}
+			t.Run(fmt.Sprintf("%s/bulks=%v", qm.name, bulks), func(t *testing.T) {
+				known := NewStore(MetaNamespaceKeyFunc)
+				var q interface {
+					Queue
+					progressQueue
+				}
+				if qm.inOrder {
+					q = NewRealFIFOWithOptions(RealFIFOOptions{KeyFunction: MetaNamespaceKeyFunc, KnownObjects: known})
+				} else {
+					f := NewDeltaFIFOWithOptions(DeltaFIFOOptions{KeyFunction: MetaNamespaceKeyFunc, KnownObjects: known})
+					f.takesBulks = bulks
+					q = f
+				}
+				check := func(step string) {
+					t.Helper()
+					if queued, _ := q.progress(); q.queuedSoFar() != queued {
+						t.Fatalf("after %s: queuedSoFar %d, progress %d", step, q.queuedSoFar(), queued)
+					}
+				}
+				pop := func() {
+					t.Helper()
+					if _, err := q.Pop(func(obj any, _ bool) error {
+						for _, d := range obj.(Deltas) {
+							if d.Type == Deleted {
+								return known.Delete(d.Object)
+							}
+							if err := known.Add(d.Object); err != nil {
+								return err
+							}
+						}
+						return nil
+					}); err != nil {
+						t.Fatal(err)
+					}
+					check("pop")
+				}
+				if err := q.Replace([]any{pom("a", "1"), pom("b", "2"), pom("c", "3")}, "3"); err != nil {
+					t.Fatal(err)
+				}
+				check("replace")
+				pop() // expands a bulk
+				for i := range 3 {
+					if err := q.Update(pom("a", strconv.Itoa(4+i))); err != nil {
+						t.Fatal(err)
+					}
+					check("update")
+				}
+				for range 3 {
+					pop()
+				}
+				if err := q.Resync(); err != nil {
+					t.Fatal(err)
+				}
+				check("resync")
+				pop()
+			})
+		}
+	}
+}
+
+// TestWaitForResourceVersionStopRace tries to break the answers of a stopping
+// informer: writes stream in while waits for each of them are pending, and the
+// informer stops at a different point in each round. For every write, the
+// pending wait and a wait after the stop must agree, and nil must mean that
+// the store holds the write or a newer version of its object.
+func TestWaitForResourceVersionStopRace(t *testing.T) {
+	forEachPipeline(t, func(t *testing.T, opts framework.Options[*metav1.PartialObjectMetadata], inOrder bool) {
+		const writes = 40
+		for round := range 8 {
+			srv := framework.NewServer(opts)
+			inf := newTestInformer(srv, SharedIndexInformerOptions{InOrder: inOrder})
+			ctx := context.Background()
+			runCtx, stop := context.WithCancel(testContext(t))
+			stopped := make(chan struct{})
+			go func() {
+				defer close(stopped)
+				inf.RunWithContext(runCtx)
+			}()
+			var names, rvs []string
+			var pending []<-chan error
+			for i := range writes {
+				if i == round*writes/8 {
+					stop()
+				}
+				name, obj := writeNth(t, srv, i, 5)
+				names, rvs = append(names, name), append(rvs, obj.ResourceVersion)
+				pending = append(pending, waitResult(ctx, inf, obj.ResourceVersion))
+			}
+			stop() // done above; for vet
+			<-stopped
+			applied := 0
+			for i, rv := range rvs {
+				first := <-pending[i]
+				if first != nil && !errors.Is(first, ErrStoppedBeforeResourceVersion) {
+					t.Fatalf("round %d: pending wait for %s = %v", round, rv, first)
+				}
+				if again := inf.WaitForResourceVersion(ctx, rv); !errors.Is(again, first) {
+					t.Errorf("round %d: wait for %s = %v while pending, %v after the stop", round, rv, first, again)
+				}
+				if first != nil {
+					continue
+				}
+				applied++
+				if got := storedRV(t, inf.GetStore(), names[i]); !atLeast(got, rv) {
+					t.Errorf("round %d: wait for %s returned nil, store has %s at %q", round, rv, names[i], got)
+				}
+			}
+			t.Logf("round %d: %d of %d writes reflected when the informer stopped", round, applied, writes)
+			srv.Close()
 		}
 	})
 }

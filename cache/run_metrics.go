@@ -90,7 +90,9 @@ type InformerRunMetrics interface {
 	// exactly).
 	SetLastSyncResourceVersion(rv float64)
 	// SetFirstSyncDuration sets how long the informer took from starting
-	// to run until it first synced. It is called at most once.
+	// to run until it first synced. It is called exactly once, before
+	// Release, when the informer synced (also when it stopped right
+	// after), and never when it did not.
 	SetFirstSyncDuration(d time.Duration)
 	// Release ends the run: every series of this handle goes.
 	Release()

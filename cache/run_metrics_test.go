@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -274,4 +275,110 @@ func TestRunMetricsReleased(t *testing.T) {
 			})
 		})
 	}
+}
+
+// firstSyncProvider counts the SetFirstSyncDuration calls of the informers
+// it makes metrics for, and notes a call made after Release.
+type firstSyncProvider struct {
+	mu      sync.Mutex
+	reports int  // guarded by mu
+	late    bool // a call after Release; guarded by mu
+}
+
+func (p *firstSyncProvider) NewInformerRunMetrics(InformerMetricLabels) InformerRunMetrics {
+	return &firstSyncHandle{p: p}
+}
+
+func (p *firstSyncProvider) NewHandlerRunMetrics(HandlerMetricLabels) HandlerRunMetrics {
+	return noopHandlerRunMetrics{}
+}
+
+// counts returns the number of reports and whether one came after Release.
+func (p *firstSyncProvider) counts() (reports int, late bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.reports, p.late
+}
+
+type firstSyncHandle struct {
+	noopRunMetrics
+	p        *firstSyncProvider
+	released bool // guarded by p.mu
+}
+
+func (h *firstSyncHandle) SetFirstSyncDuration(time.Duration) {
+	h.p.mu.Lock()
+	defer h.p.mu.Unlock()
+	h.p.reports++
+	h.p.late = h.p.late || h.released
+}
+
+func (h *firstSyncHandle) Release() {
+	h.p.mu.Lock()
+	defer h.p.mu.Unlock()
+	h.released = true
+}
+
+type noopHandlerRunMetrics struct{}
+
+func (noopHandlerRunMetrics) SetBacklog(int)                {}
+func (noopHandlerRunMetrics) ObserveDelivery(time.Duration) {}
+func (noopHandlerRunMetrics) IncPanics()                    {}
+func (noopHandlerRunMetrics) Release()                      {}
+
+// TestRunMetricsFirstSyncOnStop checks that an informer that syncs as it
+// stops reports the time to its first sync exactly once, before its metrics
+// are released: the stop is requested while the informer applies the last
+// object of its initial list, so that the sync and the stop race. Each run
+// of the race is lost with even odds or more by a reporter that takes
+// whichever comes first, so 100 runs per pipeline catch it.
+func TestRunMetricsFirstSyncOnStop(t *testing.T) {
+	forEachPipeline(t, func(t *testing.T, opts framework.Options[*metav1.PartialObjectMetadata], inOrder bool) {
+		srv := framework.NewServer(opts)
+		defer srv.Close()
+		create(t, srv, "a")
+		for i := range 100 {
+			p := &firstSyncProvider{}
+			ctx, cancel := context.WithCancel(testContext(t))
+			inf := newTestInformer(srv, SharedIndexInformerOptions{InOrder: inOrder, RunMetricsProvider: p, Indexers: Indexers{
+				"stop": func(any) ([]string, error) {
+					cancel()
+					return nil, nil
+				},
+			}})
+			inf.RunWithContext(ctx)
+			// The controller's queue: the informer's own HasSynced
+			// follows it on a goroutine of its own, which the stop may
+			// end first, as in client-go.
+			if !inf.controller.HasSynced() {
+				t.Fatalf("run %d: the informer did not sync", i)
+			}
+			if reports, late := p.counts(); reports != 1 || late {
+				t.Fatalf("run %d: time to first sync reported %d times (after Release: %v), want once", i, reports, late)
+			}
+		}
+	})
+}
+
+// TestRunMetricsFirstSyncNever checks that an informer that never synced
+// never reports the time to its first sync.
+func TestRunMetricsFirstSyncNever(t *testing.T) {
+	forEachPipeline(t, func(t *testing.T, opts framework.Options[*metav1.PartialObjectMetadata], inOrder bool) {
+		srv := framework.NewServer(opts)
+		defer srv.Close()
+		create(t, srv, "a")
+		failLists(srv, 1000, errRBACForbidden)
+		p := &firstSyncProvider{}
+		inf := newTestInformer(srv, SharedIndexInformerOptions{InOrder: inOrder, RunMetricsProvider: p})
+		stop := runSharedInformer(t, inf)
+		time.Sleep(time.Minute) // several failed lists
+		synctest.Wait()
+		stop()
+		if inf.controller.HasSynced() {
+			t.Fatal("the informer synced")
+		}
+		if reports, _ := p.counts(); reports != 0 {
+			t.Errorf("time to first sync reported %d times by an informer that never synced", reports)
+		}
+	})
 }

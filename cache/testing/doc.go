@@ -57,7 +57,11 @@
 // k8s.io/utils/clock/testing, or run inside a testing/synctest bubble with
 // the default real clock. In a bubble, create the server inside it too, so
 // that its channels and goroutines belong to the bubble, and close it before
-// the bubble ends.
+// the bubble ends. A test binary that runs informers in bubbles calls
+// [SetSynctestErrorHandlers] once, in TestMain or an init function:
+// apimachinery's default error handlers rate-limit on a clock that a bubble
+// turns back to 2000, and the first error an informer reports there (a
+// failed list or watch) would hang the test.
 //
 // The conformance subpackage holds scenarios that hold against any
 // kube-apiserver; they run against Server in this module and against a real
