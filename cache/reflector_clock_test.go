@@ -2,6 +2,7 @@ package cache
 
 import (
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -241,4 +242,58 @@ func TestInformerResyncOnFakeClock(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReflectorWarnsAwaitingEndBookmark checks client-go's warning about a
+// streaming list that awaits its initial-events-end bookmark: at each 10
+// seconds of the reflector's clock without an event, and not after 10 seconds
+// that brought one.
+func TestReflectorWarnsAwaitingEndBookmark(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		logger := bufferedLogger(t)
+		clk := testingclock.NewFakeClock(time.Now())
+		events := make(chan watch.Event)
+		lw := &ListWatch{
+			ListFunc: func(metav1.ListOptions) (runtime.Object, error) { return pomList("10", ""), nil },
+			WatchFunc: func(metav1.ListOptions) (watch.Interface, error) {
+				return watch.NewProxyWatcher(events), nil
+			},
+		}
+		r := NewReflectorWithOptions(lw, &metav1.PartialObjectMetadata{}, newRecordingStore(), ReflectorOptions{
+			Logger: &logger, Clock: clk,
+		})
+		defer startReflector(t.Context(), r)()
+		const noEvent, silent = "received no event yet", "received no event for a while"
+		warnings := func() (noEvents, silences int) {
+			synctest.Wait()
+			out := logOutput(logger)
+			return strings.Count(out, noEvent), strings.Count(out, silent)
+		}
+		step := func(d time.Duration) {
+			synctest.Wait()
+			clk.Step(d)
+		}
+		step(awaitingEndBookmarkAfter - time.Millisecond)
+		if n, m := warnings(); n+m != 0 {
+			t.Fatalf("warned before 10s passed: %d, %d", n, m)
+		}
+		step(time.Millisecond)
+		if n, m := warnings(); n != 1 || m != 0 {
+			t.Fatalf("after 10s without an event: %d and %d warnings, want 1 that no event came", n, m)
+		}
+		events <- added("a", "5")
+		step(awaitingEndBookmarkAfter)
+		if n, m := warnings(); n != 1 || m != 0 {
+			t.Fatalf("after 10s with an event: %d and %d warnings, want none more", n, m)
+		}
+		step(awaitingEndBookmarkAfter)
+		if n, m := warnings(); n != 1 || m != 1 {
+			t.Fatalf("after 10s more without an event: %d and %d warnings, want one more that none came for a while", n, m)
+		}
+		events <- bookmarkEvent("10", true)
+		step(awaitingEndBookmarkAfter)
+		if n, m := warnings(); n != 1 || m != 1 {
+			t.Fatalf("after the bookmark: %d and %d warnings, want none more", n, m)
+		}
+	})
 }

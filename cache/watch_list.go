@@ -88,18 +88,20 @@ func checkInitialEvent(t watch.EventType, m metav1.Object) error {
 	return nil
 }
 
-// awaitingEndBookmark logs a warning, as client-go does, each time a
-// streaming list has gone awaitingEndBookmarkAfter without an event before its
-// initial-events-end bookmark. It ticks on the reflector's clock, as
-// client-go's warning does, when that clock has tickers; otherwise it is nil.
-// A nil *awaitingEndBookmark does nothing. It is used by one goroutine.
+// awaitingEndBookmark logs a warning, as client-go does, at each tick of a
+// streaming list's awaitingEndBookmarkAfter ticker that finds no event
+// applied since the previous tick (or since the request, at the first)
+// before its initial-events-end bookmark. It ticks on the reflector's clock,
+// as client-go's warning does, when that clock has tickers; otherwise it is
+// nil. A nil *awaitingEndBookmark does nothing. It is used by one goroutine.
 type awaitingEndBookmark struct {
 	clock           clock.PassiveClock
 	ticker          clock.Ticker
 	reflector, kind string
-	// start is when the streaming list was requested; lastEvent when its
-	// last event was applied, zero before the first.
-	start, lastEvent time.Time
+	start           time.Time // when the streaming list was requested
+	// events counts the applied events; atTick is its value at the
+	// previous tick.
+	events, atTick int
 }
 
 // newAwaitingEndBookmark starts the warnings of a streaming list requested at
@@ -127,23 +129,22 @@ func (a *awaitingEndBookmark) tick() <-chan time.Time {
 // received records that an event was applied.
 func (a *awaitingEndBookmark) received() {
 	if a != nil {
-		a.lastEvent = a.clock.Now()
+		a.events++
 	}
 }
 
-// warnIfSilent logs the warning, at a tick, if no event was applied for
-// awaitingEndBookmarkAfter.
+// warnIfSilent logs the warning, at a tick, if no event was applied since
+// the previous one.
 func (a *awaitingEndBookmark) warnIfSilent(logger klog.Logger) {
-	now := a.clock.Now()
-	if a.lastEvent.IsZero() {
+	switch {
+	case a.events == 0:
 		logger.Info("Warning: streaming list has received no event yet; still awaiting the initial-events-end bookmark",
-			"reflector", a.reflector, "type", a.kind, "waited", now.Sub(a.start))
-		return
-	}
-	if silent := now.Sub(a.lastEvent); silent >= awaitingEndBookmarkAfter {
+			"reflector", a.reflector, "type", a.kind, "waited", a.clock.Since(a.start))
+	case a.events == a.atTick:
 		logger.Info("Warning: streaming list has received no event for a while; still awaiting the initial-events-end bookmark",
-			"reflector", a.reflector, "type", a.kind, "sinceLastEvent", silent)
+			"reflector", a.reflector, "type", a.kind, "silentForAtLeast", awaitingEndBookmarkAfter, "events", a.events)
 	}
+	a.atTick = a.events
 }
 
 // stop stops the ticker.
