@@ -208,6 +208,9 @@ func (r *chaosRun) setUp() {
 	r.inf = newSharedIndexInformer(r.lw, &metav1.PartialObjectMetadata{}, SharedIndexInformerOptions{
 		ResyncPeriod: r.cfg.resync, Indexers: indexers, InOrder: r.cfg.inOrder,
 	}, r.clk)
+	if r.cfg.realTime {
+		r.inf.realTime = r.clk // the reflector's real time runs as fast
+	}
 	r.store = r.inf.GetIndexer()
 	for range r.cfg.handlers {
 		r.addHandler()

@@ -88,6 +88,10 @@ type Config struct {
 	// resource-version waits; newController makes one when it is nil.
 	monitor *informerMonitor
 
+	// realTime, when not nil, replaces the real clock of the reflector (see
+	// Reflector.realTime); tests running on a sped-up clock set it.
+	realTime clock.Clock
+
 	// keyed, when set and Queue is one of this package's, processes the
 	// popped items instead of Process and ProcessBatch (which must do the
 	// same), together with the keys the queue computed for them. The
@@ -203,6 +207,9 @@ func (c *controller) RunWithContext(ctx context.Context) {
 		Clock:           c.clock,
 		WatchLiveness:   c.config.WatchLiveness,
 	})
+	if c.config.realTime != nil {
+		r.realTime = c.config.realTime
+	}
 	r.ShouldResync = c.config.ShouldResync
 	r.WatchListPageSize = c.config.WatchListPageSize
 	switch {

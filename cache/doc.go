@@ -85,6 +85,20 @@
 // handler runs on its own goroutine and sees the changes of an object in
 // order, and a slow handler delays no other handler and not the store.
 //
+// # Clocks
+//
+// A clock injected into a reflector ([ReflectorOptions].Clock) or an informer
+// carries the timers client-go v0.37.2 puts on it and no other: the resync
+// period, the delays before retrying a throttled or refused watch, and the
+// ticker of the warning about a streaming list awaiting its bookmark. Tests
+// written for client-go that wait for a fake clock's waiters and step it see
+// the same waiters at every point. Everything else waits in real time: the
+// backoff delay between two list-and-watch cycles (in real time in client-go
+// too) and the safety timers client-go does not have (the bound on a watch's
+// life, the streaming-list stall timeout, watch liveness, the delays before
+// reopening watches that keep closing at once). Inside a testing/synctest
+// bubble real time is the bubble's virtual time, so tests there control both.
+//
 // # Beyond client-go: handlers
 //
 // A registration may bound the backlog of its handler

@@ -124,9 +124,17 @@ var errStopRequested = errors.New("stop requested")
 //     connections retry the watch after a backoff delay; internal errors
 //     retry it at once for up to MaxInternalErrorRetryDuration.
 //   - Backoff delays start at 800ms and double up to 30s, each stretched by
-//     a random factor in [1, 2), and start over after two minutes without
-//     failure (client-go starts over every two minutes, failures or not).
-//     Watch timeouts are random in [5m, 10m].
+//     a random factor in [1, 2). The sequence starts over at the first
+//     failure after the reflector was back in contact with the server for a
+//     second (a list or streaming list completed, or a watch stayed open that
+//     long), or after two minutes without failure; so a reflector meets each
+//     outage of a flapping server with the shortest delays, while against a
+//     server that stays down each reflector settles at one attempt every 30
+//     to 60 seconds. (client-go starts over at the first delay more than two
+//     minutes after its previous start, failures or not: a reflector that
+//     worked for less than that may resume high in the sequence, and one
+//     whose server stays down drops back to sub-second retries every two
+//     minutes.) Watch timeouts are random in [5m, 10m].
 //   - Events whose object has the wrong Go type (or, for an expected
 //     *unstructured.Unstructured with apiVersion and kind, the wrong kind),
 //     Table objects, and objects without metadata are dropped with a logged
@@ -136,15 +144,15 @@ var errStopRequested = errors.New("stop requested")
 //     a panic of the list and crashes on a panic of the watch).
 //
 // client-go's optional consistency check of streaming lists (enabled there by
-// KUBE_WATCHLIST_INCONSISTENCY_DETECTOR) is not implemented, and neither is
-// its 10-second "awaiting the bookmark" warning, which the stall timeout
-// replaces.
+// KUBE_WATCHLIST_INCONSISTENCY_DETECTOR) is not implemented. Its warning,
+// every 10 seconds without an event, that a streaming list is still awaiting
+// its bookmark is logged as in client-go.
 //
-// Delays and timeouts come from the clock of [ReflectorOptions] (some
-// backoff delays also end in real time; see [ReflectorOptions.Clock]). The
-// exported fields must be set before Run and not changed afterwards; the
-// methods are safe for concurrent use. Run and ListAndWatch must not run
-// concurrently on one Reflector.
+// Some waits follow the clock of [ReflectorOptions], the others real time,
+// so that the clock carries exactly client-go's timers; see
+// [ReflectorOptions.Clock]. The exported fields must be set before Run and
+// not changed afterwards; the methods are safe for concurrent use. Run and
+// ListAndWatch must not run concurrently on one Reflector.
 type Reflector struct {
 	name            string
 	typeDescription string
@@ -160,10 +168,14 @@ type Reflector struct {
 	logger    klog.Logger
 	hasLogger bool
 
+	// clock carries client-go's timers and nothing else: tests written for
+	// client-go count the waiters on a fake one (see
+	// [ReflectorOptions.Clock]).
 	clock clock.Clock
-	// realTime is the real clock when clock is another one, nil otherwise:
-	// the backoff delays that client-go waits in real time, or not at all,
-	// also end on it (see [ReflectorOptions.Clock]).
+	// realTime carries the waits client-go makes in real time and the
+	// safety timers client-go does not have; never nil. It is the real
+	// clock (virtual inside a testing/synctest bubble); tests may replace
+	// it.
 	realTime        clock.Clock
 	backoff         *reflectorBackoff
 	resyncPeriod    time.Duration
@@ -249,28 +261,45 @@ type ReflectorOptions struct {
 	// after 2*MinWatchTimeout is closed by the reflector and reopened.
 	MinWatchTimeout time.Duration
 
-	// Clock is the source of every delay and timeout, except that the
-	// backoff delays client-go waits in real time, or does not wait at all,
-	// end when they have passed either on this clock or in real time,
-	// whichever comes first, so that a reflector whose fake clock a test
-	// never steps still relists, as client-go's does. Those are the delay
-	// between two ListAndWatch cycles of Run (client-go sleeps it in real
-	// time and asks this clock only when to start the backoff sequence
-	// over), and the delays client-go does not have (see [Reflector]):
-	// before reopening watches that keep closing as soon as they open, and
-	// before streaming a list again after a stream closed early, outlived
-	// its timeout or expired. The delays before retrying a throttled (429)
-	// or refused watch or streaming list, when the backoff sequence starts
-	// over, the watch, stall and liveness timeouts, the internal-error
-	// retry window and the resync period follow this clock alone, as in
-	// client-go. Default: the real clock.
+	// Clock carries the reflector's timers that client-go v0.37.2 puts on
+	// its clock, and no other, so that a test written for client-go sees
+	// the same waiters on a fake clock at every point of the reflector's
+	// life:
+	//
+	//   - the resync period, while a watch is open, when ResyncPeriod is
+	//     positive;
+	//   - the backoff delay before retrying a throttled (429) or refused
+	//     watch or streaming list, and a watch ended by a 429;
+	//   - a 10-second ticker while a streaming list awaits its
+	//     initial-events-end bookmark, when the clock has tickers
+	//     (clock.WithTicker), for the warning client-go logs. (A FakeClock of
+	//     k8s.io/utils/clock/testing keeps a stopped ticker among its
+	//     waiters, so each streaming list leaves one behind, as with
+	//     client-go.)
+	//
+	// The clock also tells when a watch is too short-lived ([VeryShortWatchError]),
+	// when the internal-error retry window and the backoff sequence start
+	// over, and the durations in logs. Everything else waits in real time,
+	// never on this clock: the backoff delay between two ListAndWatch cycles
+	// of Run (client-go's too), and the safety timers client-go does not
+	// have: the backoff delays before reopening watches that keep closing as
+	// soon as they open and before streaming a list again after a stream
+	// closed early, outlived its timeout or expired (client-go retries at
+	// once); the bound on a watch's life (a minute past twice
+	// MinWatchTimeout); WatchListStallTimeout; and WatchLiveness. So a test
+	// that steps a fake clock by an hour to bring on a resync gets the resync
+	// and keeps its watch, and a reflector whose fake clock is never stepped
+	// still relists after failures, as client-go's does. Inside a
+	// testing/synctest bubble, real time is the bubble's virtual time.
+	// Default: the real clock.
 	Clock clock.Clock
 
 	// Backoff replaces the default backoff parameters (800ms doubling to 30s
 	// with full jitter). The same sequence of delays spaces relists, retries
 	// of throttled or refused watches, retries of streaming lists and
 	// watches that keep closing as soon as they open (see [Reflector]).
-	// Whatever the parameters, the sequence starts over after two minutes
+	// Whatever the parameters, the sequence starts over at the first failure
+	// after a second of contact with the server, or after two minutes
 	// without failures. A Duration of zero means no delay at all, which is
 	// only sensible in tests.
 	Backoff *wait.Backoff
@@ -329,9 +358,8 @@ func NewReflectorWithOptions(lw ListerWatcher, expectedType any, store Reflector
 	}
 	if r.clock == nil {
 		r.clock = realClock
-	} else if _, real := r.clock.(clock.RealClock); !real {
-		r.realTime = realClock
 	}
+	r.realTime = realClock
 	if options.MinWatchTimeout > r.minWatchTimeout {
 		r.minWatchTimeout = options.MinWatchTimeout
 	}
@@ -438,11 +466,11 @@ func (r *Reflector) Run(stopCh <-chan struct{}) {
 }
 
 // RunWithContext keeps the store in step until ctx ends: it runs ListAndWatch
-// at once and again after each return, waiting one backoff delay in between
-// (on the reflector's clock or in real time, whichever passes first; see
-// [ReflectorOptions.Clock]). Errors go to the watch error handler
-// ([DefaultWatchErrorHandler] unless the reflector's owner set another). It
-// blocks until ctx ends and the current cycle has stopped.
+// at once and again after each return, waiting one backoff delay in between,
+// in real time as client-go does (not on [ReflectorOptions.Clock]). Errors go
+// to the watch error handler ([DefaultWatchErrorHandler] unless the
+// reflector's owner set another). It blocks until ctx ends and the current
+// cycle has stopped.
 func (r *Reflector) RunWithContext(ctx context.Context) {
 	logger := r.loggerFor(ctx)
 	ctx = klog.NewContext(ctx, logger)
@@ -466,40 +494,46 @@ func (r *Reflector) loggerFor(ctx context.Context) klog.Logger {
 	return klog.FromContext(ctx)
 }
 
-// backOff waits the next backoff delay: until it has passed on the
-// reflector's clock or, unless clockOnly, in real time, whichever comes
-// first. It reports false, early, when ctx ends first.
-func (r *Reflector) backOff(ctx context.Context, clockOnly bool) bool {
+// backOff waits the next backoff delay: on the reflector's clock when
+// onClock (client-go's retries of throttled and refused requests), in real
+// time otherwise. It reports false, early, when ctx ends first.
+func (r *Reflector) backOff(ctx context.Context, onClock bool) bool {
 	d := r.backoff.next()
-	var realTime <-chan time.Time
-	if !clockOnly && r.realTime != nil && d > 0 {
-		t := r.realTime.NewTimer(d)
-		defer t.Stop()
-		realTime = t.C()
+	if onClock {
+		return sleepOn(ctx, r.clock, d)
 	}
-	return r.sleepUntil(ctx, d, realTime)
+	return sleepOn(ctx, r.realTime, d)
 }
 
-// sleep waits d on the reflector's clock. It reports false, early, when ctx
-// ends first.
+// instant is a moment read from both of the reflector's clocks.
+type instant struct {
+	onClock time.Time // on the reflector's clock
+	real    time.Time // in real time
+}
+
+// now returns the current instant.
+func (r *Reflector) now() instant {
+	return instant{onClock: r.clock.Now(), real: r.realTime.Now()}
+}
+
+// sleep waits d in real time, never on the reflector's clock. It reports
+// false, early, when ctx ends first.
 func (r *Reflector) sleep(ctx context.Context, d time.Duration) bool {
-	return r.sleepUntil(ctx, d, nil)
+	return sleepOn(ctx, r.realTime, d)
 }
 
-// sleepUntil waits d on the reflector's clock, or until early delivers. It
-// reports false, early, when ctx ends first.
-func (r *Reflector) sleepUntil(ctx context.Context, d time.Duration, early <-chan time.Time) bool {
-	if d <= 0 {
+// sleepOn waits d on c. It reports false, early, when ctx ends first, and
+// puts no timer on c when ctx has ended already or d is not positive.
+func sleepOn(ctx context.Context, c clock.Clock, d time.Duration) bool {
+	if d <= 0 || ctx.Err() != nil {
 		return ctx.Err() == nil
 	}
-	t := r.clock.NewTimer(d)
+	t := c.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
 		return false
 	case <-t.C():
-		return true
-	case <-early:
 		return true
 	}
 }
@@ -675,6 +709,7 @@ func (r *Reflector) list(ctx context.Context) (err error) {
 		return fmt.Errorf("list %s: unable to sync list result: %w", r.typeDescription, err)
 	}
 	r.observer.listed(ListMethodPaginated, len(objs), resourceVersion)
+	r.backoff.inContact(r.clock.Now())
 	r.setLastSyncResourceVersion(resourceVersion)
 	klog.FromContext(ctx).V(4).Info("Listed", "reflector", r.name, "type", r.typeDescription,
 		"resourceVersion", resourceVersion, "items", len(objs), "paginated", res.paginated)
@@ -713,7 +748,7 @@ func (r *Reflector) watchList(ctx context.Context) (watch.Interface, error) {
 		case actionRewatch:
 			// At once: the next request asks for the most recent state.
 		case actionRewatchAfterBackoff:
-			if !r.backOff(ctx, d.clockOnly) {
+			if !r.backOff(ctx, d.onClock) {
 				return nil, nil
 			}
 		default:
@@ -728,7 +763,7 @@ func (r *Reflector) watchList(ctx context.Context) (watch.Interface, error) {
 // error says why (see handleWatch); errStopRequested when ctx ended.
 func (r *Reflector) streamList(ctx context.Context, resourceVersion string, transform TransformFunc) (watch.Interface, error) {
 	acc := newWatchListAccumulator(transform)
-	start := r.clock.Now()
+	start := r.now()
 	w, err := r.startWatch(ctx, watchListOptions(resourceVersion, r.watchTimeoutSeconds()))
 	if err != nil {
 		if ctx.Err() != nil {
@@ -761,6 +796,7 @@ func (r *Reflector) streamList(ctx context.Context, resourceVersion string, tran
 		return nil, fmt.Errorf("unable to sync result: %w", err)
 	}
 	r.observer.listed(ListMethodStreaming, acc.Len(), listRV)
+	r.backoff.inContact(r.clock.Now())
 	r.setLastSyncResourceVersion(listRV)
 	klog.FromContext(ctx).V(4).Info("Streamed list", "reflector", r.name, "type", r.typeDescription,
 		"resourceVersion", listRV, "items", acc.Len())
@@ -806,7 +842,7 @@ func (r *Reflector) resyncLoop(ctx context.Context, errs chan<- error) {
 	}
 	logger := klog.FromContext(ctx)
 	for {
-		if !r.sleep(ctx, r.resyncPeriod) {
+		if !sleepOn(ctx, r.clock, r.resyncPeriod) {
 			return
 		}
 		if r.ShouldResync != nil && !r.ShouldResync() {
@@ -838,7 +874,7 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrs <-c
 	for ctx.Err() == nil {
 		// Measure from before the request: some proxies only send headers
 		// with the first event.
-		start := r.clock.Now()
+		start := r.now()
 		// A watch handed over by the streaming list is past its initial
 		// events.
 		versions := eventVersions{open: true}
@@ -855,7 +891,7 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrs <-c
 				case actionStop:
 					return nil
 				case actionRewatchAfterBackoff:
-					if !r.backOff(ctx, d.clockOnly) {
+					if !r.backOff(ctx, d.onClock) {
 						return nil
 					}
 					continue
@@ -874,7 +910,11 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrs <-c
 		w = nil // handleWatch stopped it
 		r.observer.watchEnded(err)
 		internalErrors.After(err)
-		if err == nil && r.clock.Since(start) < veryShortWatch {
+		lasted := r.clock.Since(start.onClock)
+		if lasted >= healthyContact {
+			r.backoff.inContact(start.onClock)
+		}
+		if err == nil && lasted < veryShortWatch {
 			shortWatches++
 		} else {
 			shortWatches = 0
@@ -883,7 +923,7 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrs <-c
 		switch d := r.judge(ctx, f, err); d.action {
 		case actionRewatch:
 		case actionRewatchAfterBackoff:
-			if !r.backOff(ctx, d.clockOnly) {
+			if !r.backOff(ctx, d.onClock) {
 				return nil
 			}
 		default: // stop, or relist after the backoff delay of Run
@@ -981,16 +1021,22 @@ type watchSession struct {
 // outlives the longest timeout the reflector asks for by watchTimeoutGrace
 // (errWatchOutlivedTimeout), or, with s.livenessTimeout, nothing arrived for
 // that long (errWatchLivenessLost). A stream that closes within a second of
-// start without an applied event yields a [VeryShortWatchError]. w is
-// stopped on return, except after a complete initial list.
+// start (on the reflector's clock) without an applied event yields a
+// [VeryShortWatchError]. w is stopped on return, except after a complete
+// initial list.
 //
 // With s.initialList it returns once the initial-events-end bookmark has been
 // applied, with that bookmark's resource version (the list's), and fails
 // when the stream stalls (errWatchListStalled), when an event before that
 // bookmark shows that the server is not streaming an initial list
 // (errInitialEventsNotStreamed), or when the stream closes, later than a
-// very short watch, before that bookmark (errWatchListClosedEarly).
-func (r *Reflector) handleWatch(ctx context.Context, start time.Time, w watch.Interface, s watchSession) (initialListRV string, _ error) {
+// very short watch, before that bookmark (errWatchListClosedEarly). Until
+// then it logs a warning every awaitingEndBookmarkAfter on the reflector's
+// clock, as client-go does, when nothing arrived for that long.
+//
+// The outlived, stall and liveness timers run in real time: they are safety
+// timers client-go does not have (see [ReflectorOptions.Clock]).
+func (r *Reflector) handleWatch(ctx context.Context, start instant, w watch.Interface, s watchSession) (initialListRV string, _ error) {
 	logger := klog.FromContext(ctx)
 	stopWatch := true
 	defer func() {
@@ -1001,21 +1047,26 @@ func (r *Reflector) handleWatch(ctx context.Context, start time.Time, w watch.In
 	// The server closes a watch when its timeout passes; one that is still
 	// open well after that is hanging (a dead connection, or a source that
 	// ignores timeouts) and would keep the store stale forever.
-	outlived := r.clock.NewTimer(r.maxWatchTimeout + watchTimeoutGrace - r.clock.Since(start))
+	outlived := r.realTime.NewTimer(r.maxWatchTimeout + watchTimeoutGrace - r.realTime.Since(start.real))
 	defer outlived.Stop()
 	var stalled <-chan time.Time
 	var stallTimer clock.Timer
 	if s.initialList && s.stallTimeout > 0 {
-		stallTimer = r.clock.NewTimer(s.stallTimeout)
+		stallTimer = r.realTime.NewTimer(s.stallTimeout)
 		defer stallTimer.Stop()
 		stalled = stallTimer.C()
 	}
 	var silent <-chan time.Time
 	var livenessTimer clock.Timer
 	if !s.initialList && s.livenessTimeout > 0 {
-		livenessTimer = r.clock.NewTimer(s.livenessTimeout)
+		livenessTimer = r.realTime.NewTimer(s.livenessTimeout)
 		defer livenessTimer.Stop()
 		silent = livenessTimer.C()
+	}
+	var awaiting *awaitingEndBookmark
+	if s.initialList {
+		awaiting = r.newAwaitingEndBookmark(start.onClock)
+		defer awaiting.stop()
 	}
 
 	versions := s.versions // a local copy is cheaper to update per event
@@ -1034,6 +1085,9 @@ func (r *Reflector) handleWatch(ctx context.Context, start time.Time, w watch.In
 			return "", errWatchOutlivedTimeout
 		case <-silent:
 			return "", errWatchLivenessLost
+		case <-awaiting.tick():
+			awaiting.warnIfSilent(logger)
+			continue
 		case event, ok = <-w.ResultChan():
 		}
 		if !ok {
@@ -1099,11 +1153,12 @@ func (r *Reflector) handleWatch(ctx context.Context, start time.Time, w watch.In
 			// through.
 			stopWatch = false
 			logger.V(4).Info("Received the bookmark ending the initial events", "reflector", r.name, "type", r.typeDescription,
-				"items", applied, "duration", r.clock.Since(start))
+				"items", applied, "duration", r.clock.Since(start.onClock))
 			return rv, nil
 		}
+		awaiting.received()
 	}
-	if applied == 0 && r.clock.Since(start) < veryShortWatch {
+	if applied == 0 && r.clock.Since(start.onClock) < veryShortWatch {
 		return "", &VeryShortWatchError{Name: r.name}
 	}
 	if s.initialList {

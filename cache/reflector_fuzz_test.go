@@ -122,7 +122,7 @@ func fuzzReflectorWatchEvents(t testing.TB, script []byte) {
 	store := newRecordingStore()
 	r := NewReflectorWithOptions(newScriptedLW(nil, nil), &metav1.PartialObjectMetadata{}, store, ReflectorOptions{Name: "fuzz"})
 	r.setLastSyncResourceVersion("1")
-	listRV, err := r.handleWatch(ctx, r.clock.Now(), newScriptedWatch(events, true), watchSession{
+	listRV, err := r.handleWatch(ctx, r.now(), newScriptedWatch(events, true), watchSession{
 		store:       store,
 		initialList: streaming,
 		versions:    eventVersionsFrom("1"),

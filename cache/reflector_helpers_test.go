@@ -255,6 +255,13 @@ func (s *scriptedLW) Watch(opts metav1.ListOptions) (watch.Interface, error) {
 	return s.WatchWithContext(context.Background(), opts)
 }
 
+// watchStopped reports whether the i-th watch opened (from 0) was stopped.
+func (s *scriptedLW) watchStopped(i int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.opened[i].isStopped()
+}
+
 // recorded returns the calls so far.
 func (s *scriptedLW) recorded() []recordedCall {
 	s.mu.Lock()
@@ -433,6 +440,22 @@ func runReflector(t *testing.T, r *Reflector, lw *scriptedLW) {
 	case <-done:
 	case <-time.After(wait.ForeverTestTimeout):
 		t.Fatal("the reflector did not stop")
+	}
+}
+
+// startReflector runs r until the returned stop is called; stop cancels ctx's
+// child and waits for RunWithContext to return. It does not wait on a clock,
+// so it serves inside a synctest bubble and out.
+func startReflector(ctx context.Context, r *Reflector) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r.RunWithContext(ctx)
+	}()
+	return func() {
+		cancel()
+		<-done
 	}
 }
 

@@ -228,11 +228,12 @@ type retryDecision struct {
 	// stopStreaming: the server cannot stream lists (it ignored the
 	// request, or a stream stalled); lists are paginated from now on.
 	stopStreaming bool
-	// clockOnly: the backoff delay of actionRewatchAfterBackoff passes on
-	// the reflector's clock alone, as client-go's retries of throttled and
-	// refused requests do. Other backoff delays also end when they have
-	// passed in real time (see [ReflectorOptions.Clock]).
-	clockOnly bool
+	// onClock: the backoff delay of actionRewatchAfterBackoff passes on
+	// the reflector's clock, as client-go's retries of throttled and
+	// refused requests do. Other backoff delays, which client-go waits in
+	// real time or does not have, pass in real time (see
+	// [ReflectorOptions.Clock]).
+	onClock bool
 }
 
 // shortWatchesBeforeBackoff is how many watches in a row may close normally
@@ -285,7 +286,7 @@ type failure struct {
 //     cycle, from the most recent state after a refusal of the version.
 //
 // The backoff delays of throttled and refused requests pass on the
-// reflector's clock alone (clockOnly).
+// reflector's clock (onClock), the others in real time.
 func (f failure) decide() retryDecision {
 	if f.kind == failureStopped {
 		return retryDecision{action: actionStop}
@@ -330,7 +331,7 @@ func (f failure) decideStreamingList() retryDecision {
 		}
 		d = retryDecision{action: actionRewatch, fromMostRecent: true}
 	case failureThrottled, failureConnectionRefused:
-		d = retryDecision{action: actionRewatchAfterBackoff, clockOnly: true}
+		d = retryDecision{action: actionRewatchAfterBackoff, onClock: true}
 	case failureClosedEarly, failureOutlivedTimeout:
 		d = retryDecision{action: actionRewatchAfterBackoff}
 	default:
@@ -345,7 +346,7 @@ func (f failure) decideStreamingList() retryDecision {
 func (f failure) decideWatchStart() retryDecision {
 	switch f.kind {
 	case failureThrottled, failureConnectionRefused:
-		return retryDecision{action: actionRewatchAfterBackoff, clockOnly: true}
+		return retryDecision{action: actionRewatchAfterBackoff, onClock: true}
 	case failureInvalidResourceVersion:
 		return retryDecision{action: actionRelist, fromMostRecent: f.resourceVersion != ""}
 	}
@@ -362,7 +363,7 @@ func (f failure) decideWatchEnd() retryDecision {
 	case failureLivenessLost, failureOutlivedTimeout:
 		return retryDecision{action: actionRewatch}
 	case failureThrottled:
-		return retryDecision{action: actionRewatchAfterBackoff, clockOnly: true}
+		return retryDecision{action: actionRewatchAfterBackoff, onClock: true}
 	case failureInternal:
 		if f.internalErrors != nil && f.internalErrors.ShouldRetry() {
 			return retryDecision{action: actionRewatch}

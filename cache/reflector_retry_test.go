@@ -25,7 +25,7 @@ func TestReflectorRetryPolicy(t *testing.T) {
 		relistNow  = retryDecision{action: actionRelistNow}
 		rewatch    = retryDecision{action: actionRewatch}
 		backoff    = retryDecision{action: actionRewatchAfterBackoff}
-		backoffClk = retryDecision{action: actionRewatchAfterBackoff, clockOnly: true}
+		backoffClk = retryDecision{action: actionRewatchAfterBackoff, onClock: true}
 		// fresh makes d read the most recent state next.
 		fresh = func(d retryDecision) retryDecision { d.fromMostRecent = true; return d }
 		// noStreaming lists at once and abandons streaming lists.

@@ -18,112 +18,69 @@ import (
 	"github.com/informer-go/informer/wait"
 )
 
-// TestReflectorBackoffSequence checks the delays against their bounds on a
-// fake clock: 800ms doubling to a 30s cap, each stretched by [1, 2); a
-// continuous run of failures never restarts the sequence; two minutes of
-// health do.
-func TestReflectorBackoffSequence(t *testing.T) {
-	bounds := func(base time.Duration) [2]time.Duration { return [2]time.Duration{base, 2 * base} }
-	want := []([2]time.Duration){
-		bounds(800 * time.Millisecond), bounds(1600 * time.Millisecond), bounds(3200 * time.Millisecond),
-		bounds(6400 * time.Millisecond), bounds(12800 * time.Millisecond), bounds(25600 * time.Millisecond),
-		bounds(30 * time.Second), bounds(30 * time.Second), bounds(30 * time.Second),
-	}
-	for trial := range 20 {
-		clk := testingclock.NewFakeClock(time.Unix(1000, 0))
-		b := newReflectorBackoff(defaultBackoff(), defaultBackoffReset, clk)
-		// Failures follow each other with no healthy time in between, for
-		// far longer than the reset period.
-		for i := range 40 {
-			d := b.next()
-			w := want[min(i, len(want)-1)]
-			if d < w[0] || d >= w[1] {
-				t.Fatalf("trial %d: delay %d = %v, want in [%v, %v)", trial, i, d, w[0], w[1])
-			}
-			clk.Step(d)
+// TestReflectorRunWaitsInRealTime shows that the delay between two
+// ListAndWatch cycles passes in real time, as client-go's does, and puts no
+// timer on the injected clock: a test stepping it sees no waiter, and
+// stepping it does not shorten the delay.
+func TestReflectorRunWaitsInRealTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, ctx := ktesting.NewTestContext(t)
+		clk := testingclock.NewFakeClock(time.Now())
+		lw := newScriptedLW([]step{{err: errInternal}, {err: errInternal}}, nil)
+		lw.noWatchList = true
+		r := NewReflectorWithOptions(lw, &metav1.PartialObjectMetadata{}, newRecordingStore(), ReflectorOptions{
+			Clock:   clk,
+			Backoff: &wait.Backoff{Duration: time.Second, Factor: 2, Steps: 5}, // no jitter: exact delays
+		})
+		defer startReflector(ctx, r)()
+		lists := func() int { return len(lw.recorded()) }
+		synctest.Wait()
+		if lists() != 1 || clk.HasWaiters() {
+			t.Fatalf("after the first list: %d lists, %d waiters on the injected clock; want 1 and 0", lists(), clk.Waiters())
 		}
-		// Almost two minutes of health: the sequence goes on.
-		clk.Step(defaultBackoffReset - time.Second)
-		d := b.next()
-		if d < 30*time.Second {
-			t.Fatalf("trial %d: delay after 1m59s of health = %v, want the capped delay", trial, d)
+		// Less than the two minutes after which the backoff sequence,
+		// which reads this clock, would start over.
+		clk.Step(time.Minute)
+		time.Sleep(999 * time.Millisecond)
+		synctest.Wait()
+		if lists() != 1 {
+			t.Fatalf("relisted before the 1s delay passed in real time")
 		}
-		clk.Step(d + defaultBackoffReset)
-		if d := b.next(); d < 800*time.Millisecond || d >= 1600*time.Millisecond {
-			t.Fatalf("trial %d: delay after 2m of health = %v, want the sequence restarted", trial, d)
+		time.Sleep(time.Millisecond)
+		synctest.Wait()
+		if lists() != 2 || clk.HasWaiters() {
+			t.Fatalf("after 1s: %d lists, %d waiters on the injected clock; want 2 and 0", lists(), clk.Waiters())
 		}
-	}
-}
-
-func TestReflectorCustomBackoff(t *testing.T) {
-	clk := testingclock.NewFakeClock(time.Unix(1000, 0))
-	r := NewReflectorWithOptions(newScriptedLW(nil, nil), nil, newRecordingStore(), ReflectorOptions{
-		Clock:   clk,
-		Backoff: &wait.Backoff{Duration: time.Second, Factor: 3, Steps: 3},
+		time.Sleep(2*time.Second - time.Millisecond)
+		synctest.Wait()
+		if lists() != 2 {
+			t.Fatalf("relisted before the 2s delay passed in real time")
+		}
+		time.Sleep(time.Millisecond)
+		synctest.Wait()
+		if lists() != 3 {
+			t.Fatalf("no third list after the 2s delay")
+		}
 	})
-	var got []time.Duration
-	for range 4 {
-		got = append(got, r.backoff.next())
-	}
-	want := []time.Duration{time.Second, 3 * time.Second, 9 * time.Second, 27 * time.Second}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("delays (-want +got):\n%s", diff)
-	}
-}
-
-// TestReflectorRunWaitsOnInjectedClock shows that the delay between two
-// ListAndWatch cycles ends when it has passed on the injected clock. (It
-// also ends in real time, which this test stops; see
-// TestReflectorGoesOnWithAFakeClockNeverStepped.)
-func TestReflectorRunWaitsOnInjectedClock(t *testing.T) {
-	_, ctx := ktesting.NewTestContext(t)
-	ctx, cancel := context.WithCancel(ctx)
-	clk := testingclock.NewFakeClock(time.Unix(1000, 0))
-	lw := newScriptedLW([]step{{err: errInternal}, {err: errInternal}}, nil)
-	lw.noWatchList = true
-	r := NewReflectorWithOptions(lw, &metav1.PartialObjectMetadata{}, newRecordingStore(), ReflectorOptions{
-		Clock:   clk,
-		Backoff: &wait.Backoff{Duration: time.Second, Factor: 2, Steps: 5}, // no jitter: exact delays
-	})
-	r.realTime = testingclock.NewFakeClock(time.Unix(0, 0)) // real time stands still
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		r.RunWithContext(ctx)
-	}()
-	defer func() {
-		cancel()
-		<-done
-	}()
-	lists := func() int { return len(lw.recorded()) }
-	waitFor(t, "the first list", func() bool { return lists() == 1 && clk.HasWaiters() })
-	clk.Step(999 * time.Millisecond)
-	if !clk.HasWaiters() || lists() != 1 {
-		t.Fatalf("relisted before the 1s delay passed")
-	}
-	clk.Step(time.Millisecond)
-	waitFor(t, "the second list", func() bool { return lists() == 2 && clk.HasWaiters() })
-	clk.Step(2*time.Second - time.Millisecond)
-	if !clk.HasWaiters() || lists() != 2 {
-		t.Fatalf("relisted before the 2s delay passed")
-	}
-	clk.Step(time.Millisecond)
-	waitFor(t, "the third list", func() bool { return lists() == 3 })
 }
 
 // TestReflectorGoesOnWithAFakeClockNeverStepped checks what a test written
 // against client-go sees when it gives the reflector a fake clock and never
 // steps it: the reflector relists and reopens watches, since the delays that
-// client-go waits in real time, or does not wait at all, end in real time
-// too. Retries of throttled requests wait on the fake clock alone, as in
-// client-go. It runs in a synctest bubble, whose real time is fake, and gives
-// the reflector an hour of it.
+// client-go waits in real time, or does not wait at all, pass in real time.
+// Retries of throttled requests wait on the fake clock, as in client-go, and
+// a watch that outlives its timeout is reopened in real time. It runs in a
+// synctest bubble, whose real time is fake.
 func TestReflectorGoesOnWithAFakeClockNeverStepped(t *testing.T) {
 	for _, tc := range []struct {
 		name           string
 		watchList      bool
 		lists, watches []step
-		wantCalls      []call
+		// wait is how long the test lets the reflector run: ten minutes
+		// unless set, less than the eleven after which the reflector
+		// reopens a watch the server has not closed.
+		wait      time.Duration
+		wantCalls []call
 	}{{
 		name:      "a failed list is retried",
 		lists:     []step{{err: errForbidden}, {list: pomList("10", "")}},
@@ -155,6 +112,11 @@ func TestReflectorGoesOnWithAFakeClockNeverStepped(t *testing.T) {
 		lists:     []step{{list: pomList("10", "")}},
 		watches:   []step{{err: errTooMany}},
 		wantCalls: []call{listCall("0", 500), watchCall("10")},
+	}, {
+		name:      "a watch the server never closes is reopened after eleven minutes",
+		lists:     []step{{list: pomList("10", "")}},
+		wait:      25 * time.Minute,
+		wantCalls: []call{listCall("0", 500), watchCall("10"), watchCall("10"), watchCall("10")},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -171,7 +133,11 @@ func TestReflectorGoesOnWithAFakeClockNeverStepped(t *testing.T) {
 					defer close(done)
 					r.RunWithContext(ctx)
 				}()
-				time.Sleep(time.Hour)
+				wait := 10 * time.Minute
+				if tc.wait > 0 {
+					wait = tc.wait
+				}
+				time.Sleep(wait)
 				cancel()
 				<-done
 				if diff := cmp.Diff(tc.wantCalls, callsOf(lw.recorded())); diff != "" {
@@ -183,79 +149,90 @@ func TestReflectorGoesOnWithAFakeClockNeverStepped(t *testing.T) {
 }
 
 // TestReflectorResyncTiming checks that Resync is called every resync period
-// on the injected clock while ShouldResync agrees, and that a failed Resync
-// ends the watch and relists.
+// on the injected clock while ShouldResync agrees, that the resync timer is
+// the only waiter on that clock while the watch is open, and that a failed
+// Resync ends the watch and relists after a backoff delay in real time.
 func TestReflectorResyncTiming(t *testing.T) {
-	_, ctx := ktesting.NewTestContext(t)
-	ctx, cancel := context.WithCancel(ctx)
-	clk := testingclock.NewFakeClock(time.Unix(1000, 0))
-	lw := newScriptedLW([]step{{list: pomList("10", "")}, {list: pomList("11", "")}},
-		[]step{{events: []watch.Event{added("a", "10")}}}) // an open watch
-	lw.noWatchList = true
-	store := newRecordingStore()
-	r := NewReflectorWithOptions(lw, &metav1.PartialObjectMetadata{}, store, ReflectorOptions{
-		Clock: clk, ResyncPeriod: 30 * time.Second,
-		Backoff: &wait.Backoff{Duration: time.Second},
-	})
-	allow := make(chan bool, 1)
-	r.ShouldResync = func() bool { return <-allow }
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		r.RunWithContext(ctx)
-	}()
-	defer func() {
-		cancel()
-		<-done
-	}()
-	resyncs := func() int {
-		n := 0
-		for _, op := range store.operations() {
-			if op == "resync" {
-				n++
+	synctest.Test(t, func(t *testing.T) {
+		_, ctx := ktesting.NewTestContext(t)
+		clk := testingclock.NewFakeClock(time.Now())
+		lw := newScriptedLW([]step{{list: pomList("10", "")}, {list: pomList("11", "")}},
+			[]step{{events: []watch.Event{added("a", "10")}}}) // an open watch
+		lw.noWatchList = true
+		store := newRecordingStore()
+		r := NewReflectorWithOptions(lw, &metav1.PartialObjectMetadata{}, store, ReflectorOptions{
+			Clock: clk, ResyncPeriod: 30 * time.Second,
+			Backoff: &wait.Backoff{Duration: time.Second},
+		})
+		allow := make(chan bool, 1)
+		r.ShouldResync = func() bool { return <-allow }
+		defer startReflector(ctx, r)()
+		resyncs := func() int {
+			n := 0
+			for _, op := range store.operations() {
+				if op == "resync" {
+					n++
+				}
+			}
+			return n
+		}
+		// onlyTheResyncTimer checks that the resync period is the one
+		// timer on the injected clock.
+		onlyTheResyncTimer := func(when string) {
+			t.Helper()
+			synctest.Wait()
+			if n := clk.Waiters(); n != 1 {
+				t.Fatalf("%s: %d waiters on the injected clock, want 1 (the resync timer)", when, n)
 			}
 		}
-		return n
-	}
-	// Two timers: the resync period, and the bound on the watch's life.
-	timers := func(n int) func() bool { return func() bool { return clk.Waiters() == n } }
-	waitFor(t, "the watch and the resync timer", func() bool { return len(lw.recorded()) == 2 && clk.Waiters() == 2 })
+		onlyTheResyncTimer("watching")
+		if got := len(lw.recorded()); got != 2 {
+			t.Fatalf("%d calls, want a list and a watch", got)
+		}
 
-	clk.Step(29 * time.Second)
-	allow <- true // consumed only if a resync tick happens
-	clk.Step(time.Second)
-	waitFor(t, "the first resync", func() bool { return resyncs() == 1 })
+		clk.Step(29 * time.Second)
+		allow <- true // consumed only if a resync tick happens
+		clk.Step(time.Second)
+		onlyTheResyncTimer("after the first resync")
+		if got := resyncs(); got != 1 {
+			t.Fatalf("%d resyncs after one period, want 1", got)
+		}
 
-	waitFor(t, "the next resync timer", timers(2))
-	allow <- false
-	clk.Step(30 * time.Second)
-	waitFor(t, "ShouldResync to be asked", func() bool { return len(allow) == 0 })
-	waitFor(t, "the next resync timer", timers(2))
-	if got := resyncs(); got != 1 {
-		t.Fatalf("%d resyncs after ShouldResync said no, want 1", got)
-	}
+		allow <- false
+		clk.Step(30 * time.Second)
+		onlyTheResyncTimer("after ShouldResync said no")
+		if len(allow) != 0 {
+			t.Fatalf("ShouldResync not asked after a period")
+		}
+		if got := resyncs(); got != 1 {
+			t.Fatalf("%d resyncs after ShouldResync said no, want 1", got)
+		}
 
-	store.mu.Lock()
-	store.failOn["resync"] = errors.New("resync failed")
-	store.mu.Unlock()
-	allow <- true
-	clk.Step(30 * time.Second)
-	// The failed resync ends the watch (the watch, then its timer, are
-	// stopped); the relist follows a 1s backoff.
-	waitFor(t, "the backoff timer", func() bool {
-		return resyncs() == 2 && lw.opened[0].isStopped() && clk.Waiters() == 1
+		store.mu.Lock()
+		store.failOn["resync"] = errors.New("resync failed")
+		store.mu.Unlock()
+		allow <- true
+		clk.Step(30 * time.Second)
+		// The failed resync ends the watch; the relist follows a 1s
+		// backoff in real time, with nothing on the injected clock.
+		synctest.Wait()
+		if resyncs() != 2 || !lw.watchStopped(0) || clk.HasWaiters() {
+			t.Fatalf("after the failed resync: %d resyncs (want 2), watch stopped %v, %d waiters (want 0)",
+				resyncs(), lw.watchStopped(0), clk.Waiters())
+		}
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if diff := cmp.Diff([]call{listCall("0", 500), watchCall("10"), listCall("10", 0)}, callsOf(lw.recorded())[:3]); diff != "" {
+			t.Errorf("calls (-want +got):\n%s", diff)
+		}
 	})
-	clk.Step(time.Second)
-	waitFor(t, "the relist", func() bool { return len(lw.recorded()) >= 3 })
-	if diff := cmp.Diff([]call{listCall("0", 500), watchCall("10"), listCall("10", 0)}, callsOf(lw.recorded())[:3]); diff != "" {
-		t.Errorf("calls (-want +got):\n%s", diff)
-	}
 }
 
 // TestReflectorWatchListStallTimeout checks the stall deadline of streaming
-// lists on the injected clock: it restarts with every ADDED event of the
-// initial list, not with events that are dropped, and when it passes the
-// reflector falls back to a paginated list.
+// lists, in real time: it restarts with every ADDED event of the initial
+// list, not with events that are dropped, and when it passes the reflector
+// falls back to a paginated list. Meanwhile the injected clock carries only
+// client-go's 10-second warning ticker.
 func TestReflectorWatchListStallTimeout(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -266,57 +243,61 @@ func TestReflectorWatchListStallTimeout(t *testing.T) {
 		{name: "custom", timeout: 10 * time.Second, want: 10 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, ctx := ktesting.NewTestContext(t)
-			ctx, cancel := context.WithCancel(ctx)
-			clk := testingclock.NewFakeClock(time.Unix(1000, 0))
-			events := make(chan watch.Event)
-			lw := newScriptedLW([]step{{list: pomList("10", "")}}, nil)
-			lw2 := &ListWatch{
-				ListWithContextFunc: lw.ListWithContext,
-				WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-					if opts.SendInitialEvents == nil {
-						return lw.WatchWithContext(ctx, opts)
-					}
-					return watch.NewProxyWatcher(events), nil
-				},
-			}
-			r := NewReflectorWithOptions(lw2, &metav1.PartialObjectMetadata{}, newRecordingStore(), ReflectorOptions{
-				Clock: clk, WatchListStallTimeout: tc.timeout,
+			synctest.Test(t, func(t *testing.T) {
+				_, ctx := ktesting.NewTestContext(t)
+				ctx, cancel := context.WithCancel(ctx)
+				clk := testingclock.NewFakeClock(time.Now())
+				events := make(chan watch.Event)
+				lw := newScriptedLW([]step{{list: pomList("10", "")}}, nil)
+				lw2 := &ListWatch{
+					ListWithContextFunc: lw.ListWithContext,
+					WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+						if opts.SendInitialEvents == nil {
+							return lw.WatchWithContext(ctx, opts)
+						}
+						return watch.NewProxyWatcher(events), nil
+					},
+				}
+				r := NewReflectorWithOptions(lw2, &metav1.PartialObjectMetadata{}, newRecordingStore(), ReflectorOptions{
+					Clock: clk, WatchListStallTimeout: tc.timeout,
+				})
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					_ = r.ListAndWatchWithContext(ctx)
+				}()
+				defer func() {
+					cancel()
+					<-done
+				}()
+				synctest.Wait()
+				if n := clk.Waiters(); n != 1 {
+					t.Fatalf("%d waiters on the injected clock during the streaming list, want 1 (the warning ticker)", n)
+				}
+				time.Sleep(tc.want - time.Second)
+				// Progress: the deadline starts over. A send returns once
+				// the event before it has been handled completely.
+				events <- added("a", "5")
+				events <- added("b", "6")
+				events <- watch.Event{Type: watch.Added, Object: &metav1.Status{}}
+				// Events that are dropped are no progress.
+				time.Sleep(tc.want / 2)
+				events <- watch.Event{Type: "Strange", Object: pom("x", "7")}
+				events <- watch.Event{Type: watch.Added, Object: (*metav1.PartialObjectMetadata)(nil)}
+				time.Sleep(tc.want/2 - time.Second)
+				synctest.Wait()
+				if calls := lw.recorded(); len(calls) != 0 {
+					t.Fatalf("gave up on a stream that made progress: %v", calls)
+				}
+				time.Sleep(time.Second)
+				synctest.Wait()
+				if diff := cmp.Diff([]call{listCall("0", 500), watchCall("10")}, callsOf(lw.recorded())); diff != "" {
+					t.Errorf("calls (-want +got):\n%s", diff)
+				}
+				if r.useWatchList.Load() {
+					t.Errorf("the reflector still uses streaming lists after a stall")
+				}
 			})
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				_ = r.ListAndWatchWithContext(ctx)
-			}()
-			defer func() {
-				cancel()
-				<-done
-			}()
-			// Two timers: the stall timeout, and the bound on the
-			// watch's life.
-			waitFor(t, "the stall timer", func() bool { return clk.Waiters() == 2 })
-			clk.Step(tc.want - time.Second)
-			// Progress: the deadline starts over. A send returns once
-			// the event before it has been handled completely.
-			events <- added("a", "5")
-			events <- added("b", "6")
-			events <- watch.Event{Type: watch.Added, Object: &metav1.Status{}}
-			// Events that are dropped are no progress.
-			clk.Step(tc.want / 2)
-			events <- watch.Event{Type: "Strange", Object: pom("x", "7")}
-			events <- watch.Event{Type: watch.Added, Object: (*metav1.PartialObjectMetadata)(nil)}
-			clk.Step(tc.want/2 - time.Second)
-			if calls := lw.recorded(); len(calls) != 0 {
-				t.Fatalf("gave up on a stream that made progress: %v", calls)
-			}
-			clk.Step(time.Second)
-			waitFor(t, "the fallback list and watch", func() bool { return len(lw.recorded()) == 2 })
-			if diff := cmp.Diff([]call{listCall("0", 500), watchCall("10")}, callsOf(lw.recorded())); diff != "" {
-				t.Errorf("calls (-want +got):\n%s", diff)
-			}
-			if r.useWatchList.Load() {
-				t.Errorf("the reflector still uses streaming lists after a stall")
-			}
 		})
 	}
 }

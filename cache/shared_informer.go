@@ -251,7 +251,10 @@ type sharedIndexInformer struct {
 	inOrder           bool
 	keyFunc           KeyFunc // the indexer's
 	clock             clock.Clock
-	creator           string // the code that built the informer; see Config.creator
+	// realTime, when not nil, replaces the reflector's real clock; see
+	// Config.realTime.
+	realTime clock.Clock
+	creator  string // the code that built the informer; see Config.creator
 
 	// startedLock guards the fields below it. Lock order: startedLock,
 	// then blockDeltas, then the processor's lock.
@@ -405,6 +408,7 @@ func (s *sharedIndexInformer) start(logger klog.Logger) (Controller, bool) {
 
 		WatchErrorHandlerWithContext: s.watchErrorHandler,
 		WatchLiveness:                s.watchLiveness,
+		realTime:                     s.realTime,
 		monitor:                      s.monitor,
 		creator:                      s.creator,
 	}, s.clock)

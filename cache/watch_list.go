@@ -2,9 +2,12 @@ package cache
 
 import (
 	"fmt"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 )
 
@@ -83,6 +86,72 @@ func checkInitialEvent(t watch.EventType, m metav1.Object) error {
 			errInitialEventsNotStreamed, metav1.InitialEventsAnnotationKey)
 	}
 	return nil
+}
+
+// awaitingEndBookmark logs a warning, as client-go does, at each tick of a
+// streaming list's awaitingEndBookmarkAfter ticker that finds no event
+// applied since the previous tick (or since the request, at the first)
+// before its initial-events-end bookmark. It ticks on the reflector's clock,
+// as client-go's warning does, when that clock has tickers; otherwise it is
+// nil. A nil *awaitingEndBookmark does nothing. It is used by one goroutine.
+type awaitingEndBookmark struct {
+	clock           clock.PassiveClock
+	ticker          clock.Ticker
+	reflector, kind string
+	start           time.Time // when the streaming list was requested
+	// events counts the applied events; atTick is its value at the
+	// previous tick.
+	events, atTick int
+}
+
+// newAwaitingEndBookmark starts the warnings of a streaming list requested at
+// start, on the reflector's clock; nil if that clock has no tickers.
+func (r *Reflector) newAwaitingEndBookmark(start time.Time) *awaitingEndBookmark {
+	c, ok := r.clock.(clock.WithTicker)
+	if !ok {
+		return nil
+	}
+	return &awaitingEndBookmark{
+		clock: c, ticker: c.NewTicker(awaitingEndBookmarkAfter),
+		reflector: r.name, kind: r.typeDescription, start: start,
+	}
+}
+
+// tick returns the channel of the ticks; nil, which never delivers, for a
+// nil a.
+func (a *awaitingEndBookmark) tick() <-chan time.Time {
+	if a == nil {
+		return nil
+	}
+	return a.ticker.C()
+}
+
+// received records that an event was applied.
+func (a *awaitingEndBookmark) received() {
+	if a != nil {
+		a.events++
+	}
+}
+
+// warnIfSilent logs the warning, at a tick, if no event was applied since
+// the previous one.
+func (a *awaitingEndBookmark) warnIfSilent(logger klog.Logger) {
+	switch {
+	case a.events == 0:
+		logger.Info("Warning: streaming list has received no event yet; still awaiting the initial-events-end bookmark",
+			"reflector", a.reflector, "type", a.kind, "waited", a.clock.Since(a.start))
+	case a.events == a.atTick:
+		logger.Info("Warning: streaming list has received no event for a while; still awaiting the initial-events-end bookmark",
+			"reflector", a.reflector, "type", a.kind, "silentForAtLeast", awaitingEndBookmarkAfter, "events", a.events)
+	}
+	a.atTick = a.events
+}
+
+// stop stops the ticker.
+func (a *awaitingEndBookmark) stop() {
+	if a != nil {
+		a.ticker.Stop()
+	}
 }
 
 // watchListAccumulator collects the initial events of a streaming list before
