@@ -800,9 +800,11 @@ func TestSharedInformerLifecycle(t *testing.T) {
 	if inf.IsStopped() {
 		t.Error("a running informer is stopped")
 	}
-	if got, want := inf.LastSyncResourceVersion(), srv.ResourceVersion(); got != want {
-		t.Errorf("LastSyncResourceVersion() = %q, want %q", got, want)
-	}
+	// The reflector records the list's resource version once the list is
+	// in the queue, which the informer may have processed before that
+	// (client-go orders the two the same way): wait for it.
+	want := srv.ResourceVersion()
+	waitFor(t, "LastSyncResourceVersion() = "+want, func() bool { return inf.LastSyncResourceVersion() == want })
 	ctrl := inf.GetController()
 	ctrl.Run(nil) // does nothing
 	if !ctrl.HasSynced() || !IsDone(ctrl.HasSyncedChecker()) || ctrl.LastSyncResourceVersion() != inf.LastSyncResourceVersion() {
