@@ -5,7 +5,9 @@
 //   - Package cache (github.com/informer-go/informer/clientgo/cache): a
 //     drop-in replacement for k8s.io/client-go/tools/cache whose types are
 //     client-go's and whose informers run on this library in client-go's
-//     default order. Swapping that one import path is a whole migration.
+//     default order. Swapping that one import path is a whole migration;
+//     the command clientgo/cmd/informer-migrate does it for a whole module
+//     and reports what it cannot prove safe.
 //   - [Getter] (client-go's cache.Getter), [NewListWatchFromClient] and
 //     [NewFilteredListWatchFromClient]: the client-go functions of those
 //     names (taking a Getter such as clientset.CoreV1().RESTClient()),

@@ -1,4 +1,4 @@
-package generate_test
+package generate
 
 import (
 	"go/constant"
@@ -6,6 +6,8 @@ import (
 	"go/types"
 	"slices"
 	"testing"
+
+	"github.com/informer-go/informer/clientgo/internal/typesload"
 )
 
 // TestAPI checks the drop-in package against client-go v0.37.2's
@@ -14,7 +16,7 @@ import (
 // parameters); each constant of the same type and value; each variable and
 // function of an identical type.
 func TestAPI(t *testing.T) {
-	pkgs, err := loadTypes(clientGoCache, dropInCache)
+	pkgs, err := typesload.Load(clientGoCache, dropInCache)
 	if err != nil {
 		t.Fatal(err)
 	}

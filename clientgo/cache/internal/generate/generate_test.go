@@ -1,4 +1,4 @@
-package generate_test
+package generate
 
 import (
 	"bytes"
@@ -17,6 +17,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/informer-go/informer/clientgo/internal/typesload"
 )
 
 var update = flag.Bool("update", false, "rewrite zz_generated.go")
@@ -32,7 +34,7 @@ const generatedFile = "zz_generated.go"
 // tools/cache and fails if the file differs; with -update (go generate) it
 // writes the file instead.
 func TestGeneratedSourceIsUpToDate(t *testing.T) {
-	pkgs, err := loadTypes(clientGoCache)
+	pkgs, err := typesload.Load(clientGoCache)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,6 @@
-package generate_test
+// Package typesload type-checks packages from the export data the go
+// command builds, for the tests that compare APIs.
+package typesload
 
 import (
 	"bufio"
@@ -13,16 +15,11 @@ import (
 	"strings"
 )
 
-// clientGoCache is the import path of the package this one replaces.
-const clientGoCache = "k8s.io/client-go/tools/cache"
-
-// dropInCache is the import path of this package.
-const dropInCache = "github.com/informer-go/informer/clientgo/cache"
-
-// loadTypes returns the type-checked packages at paths, read from the export
-// data the go command builds (go list -export). One importer reads them
-// all, so a type of a package they share is the same *types.Named in each.
-func loadTypes(paths ...string) (map[string]*types.Package, error) {
+// Load returns the type-checked packages at paths, read from the export
+// data the go command builds (go list -export, run in the current
+// directory's module). One importer reads them all, so a type of a package
+// they share is the same *types.Named in each.
+func Load(paths ...string) (map[string]*types.Package, error) {
 	cmd := exec.Command("go", append([]string{"list", "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}"}, paths...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
