@@ -39,6 +39,23 @@ func TestTombstonesMatchTheAssertion(t *testing.T) {
 		"drop-in NewSharedIndexInformer, informer-go's handler type": func(t *testing.T, lw cache.ListerWatcher, onDelete func(any)) runner {
 			return withHandler(t, cache.NewSharedIndexInformer(lw, &corev1.Pod{}, 0, nil), nativecache.ResourceEventHandlerFuncs{DeleteFunc: onDelete})
 		},
+		// client-go's typed wrapper turns the tombstone it gets into a
+		// DeletedObject that carries it.
+		"drop-in informer through NewTypedSharedIndexInformer": func(t *testing.T, lw cache.ListerWatcher, onDelete func(any)) runner {
+			informer := cache.NewTypedSharedIndexInformer[*corev1.Pod](cache.NewSharedIndexInformer(lw, &corev1.Pod{}, 0, nil))
+			if _, err := informer.AddTypedEventHandler(cache.TypedResourceEventHandlerFuncs[*corev1.Pod]{
+				DeleteFunc: func(obj cache.DeletedObject[*corev1.Pod]) {
+					if obj.FinalStateUnknown != nil {
+						onDelete(*obj.FinalStateUnknown)
+						return
+					}
+					onDelete(obj.OptionalObj)
+				},
+			}); err != nil {
+				t.Fatal(err)
+			}
+			return informer
+		},
 	}
 	for name, build := range cases {
 		t.Run(name, func(t *testing.T) {
