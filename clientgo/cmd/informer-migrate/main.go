@@ -109,6 +109,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		fmt.Fprintf(stderr, "informer-migrate: %d changed files written, %d reports\n", len(result.changes), len(result.findings))
+		if len(result.changes) > 0 && !result.requires {
+			fmt.Fprintf(stderr, "informer-migrate: next, in %s: go get %s && go mod tidy\n", dir, target.module)
+		}
 		return 0
 	}
 	if err := result.diff(stdout); err != nil {

@@ -139,8 +139,12 @@ func TestWrite(t *testing.T) {
 			t.Run(fixture+"/"+mode, func(t *testing.T) {
 				dir := copyTree(t, filepath.Join("testdata", fixture, "in"))
 				before := readTree(t, dir)
-				if code, _, stderr := runCommand(append(append([]string{"-w"}, flags...), dir)...); code != 0 {
+				code, _, stderr := runCommand(append(append([]string{"-w"}, flags...), dir)...)
+				if code != 0 {
 					t.Fatalf("exit status %d:\n%s", code, stderr)
+				}
+				if !strings.Contains(stderr, "&& go mod tidy") {
+					t.Errorf("no word on go.mod after writing:\n%s", stderr)
 				}
 				after := readTree(t, dir)
 				changed := 0

@@ -41,6 +41,7 @@ func (f finding) String() string {
 type result struct {
 	changes  []change  // by path
 	findings []finding // by position
+	requires bool      // the module's go.mod already requires the target's module
 }
 
 // migrate reads the module rooted at dir and returns what migrating it to t
@@ -50,7 +51,7 @@ func migrate(dir string, t target) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	modPath, err := modulePath(root)
+	modPath, requires, err := readGoMod(root, t.module)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +60,7 @@ func migrate(dir string, t target) (*result, error) {
 		return nil, err
 	}
 	fset := token.NewFileSet()
-	res := &result{}
+	res := &result{requires: requires}
 	var files []*fileInfo
 	for _, path := range paths {
 		src, err := os.ReadFile(path)
@@ -88,24 +89,32 @@ func migrate(dir string, t target) (*result, error) {
 	return res, nil
 }
 
-// modulePath returns the module path declared by root/go.mod.
-func modulePath(root string) (string, error) {
+// readGoMod returns the module path declared by root/go.mod, and whether
+// the file mentions module (a requirement or a replacement of it).
+func readGoMod(root, module string) (string, bool, error) {
 	data, err := os.ReadFile(filepath.Join(root, "go.mod"))
 	if err != nil {
-		return "", fmt.Errorf("%s is not the root of a module: %w", root, err)
+		return "", false, fmt.Errorf("%s is not the root of a module: %w", root, err)
 	}
+	var modPath string
+	requires := false
 	scanner := bufio.NewScanner(bytes.NewReader(data))
 	for scanner.Scan() {
 		line := strings.TrimSpace(scanner.Text())
-		if rest, ok := strings.CutPrefix(line, "module"); ok && rest != "" && (rest[0] == ' ' || rest[0] == '\t') {
-			p := strings.TrimSpace(rest)
-			if unquoted, err := strconv.Unquote(p); err == nil {
-				p = unquoted
+		if rest, ok := strings.CutPrefix(line, "module"); ok && modPath == "" && rest != "" && (rest[0] == ' ' || rest[0] == '\t') {
+			modPath = strings.TrimSpace(rest)
+			if unquoted, err := strconv.Unquote(modPath); err == nil {
+				modPath = unquoted
 			}
-			return p, nil
+		}
+		if slices.Contains(strings.Fields(line), module) {
+			requires = true
 		}
 	}
-	return "", fmt.Errorf("%s/go.mod has no module line", root)
+	if modPath == "" {
+		return "", false, fmt.Errorf("%s/go.mod has no module line", root)
+	}
+	return modPath, requires, nil
 }
 
 // goFiles returns the .go files of the module rooted at root, sorted:

@@ -24,6 +24,8 @@ type target struct {
 	// cachePath is the import path, after the rewrite, of the package
 	// whose informers and tombstones the analysis follows.
 	cachePath string
+	// module is the module that provides the rewritten imports.
+	module string
 }
 
 // newTarget returns the target named to ("dropin" or "native"); factory
@@ -31,7 +33,7 @@ type target struct {
 func newTarget(to string, factory bool) (target, error) {
 	switch to {
 	case "dropin":
-		t := target{rewrites: map[string]string{clientGoCache: dropInCache}, cachePath: dropInCache}
+		t := target{rewrites: map[string]string{clientGoCache: dropInCache}, cachePath: dropInCache, module: "github.com/informer-go/informer/clientgo"}
 		if factory {
 			t.rewrites[clientGoInformers] = dropInInformers
 		}
@@ -40,7 +42,7 @@ func newTarget(to string, factory bool) (target, error) {
 		if factory {
 			return target{}, fmt.Errorf("-factory goes with -to dropin; with -to native, use %s", dropInInformers)
 		}
-		return target{native: true, cachePath: nativeCache, rewrites: map[string]string{
+		return target{native: true, cachePath: nativeCache, module: "github.com/informer-go/informer", rewrites: map[string]string{
 			clientGoCache:                nativeCache,
 			clientGoCache + "/synctrack": nativeCache + "/synctrack",
 			clientGoCache + "/testing":   nativeCache + "/testing",
