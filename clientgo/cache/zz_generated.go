@@ -144,6 +144,8 @@ type KeyListerGetter = toolscache.KeyListerGetter
 type LessFunc = toolscache.LessFunc
 
 // ListFunc is client-go's [toolscache.ListFunc].
+//
+// Deprecated: client-go's ListFunc is deprecated; see its documentation.
 type ListFunc = toolscache.ListFunc
 
 // ListWatch is client-go's [toolscache.ListWatch].
@@ -339,6 +341,8 @@ type WatchErrorHandler = toolscache.WatchErrorHandler
 type WatchErrorHandlerWithContext = toolscache.WatchErrorHandlerWithContext
 
 // WatchFunc is client-go's [toolscache.WatchFunc].
+//
+// Deprecated: client-go's WatchFunc is deprecated; see its documentation.
 type WatchFunc = toolscache.WatchFunc
 
 // WatchFuncWithContext is client-go's [toolscache.WatchFuncWithContext].
@@ -462,6 +466,8 @@ func NewCacheMutationDetector(name string) MutationDetector {
 }
 
 // NewDeltaFIFO calls client-go's [toolscache.NewDeltaFIFO], on client-go's code.
+//
+// Deprecated: client-go's NewDeltaFIFO is deprecated; see its documentation.
 func NewDeltaFIFO(keyFunc KeyFunc, knownObjects KeyListerGetter) *DeltaFIFO {
 	return toolscache.NewDeltaFIFO(keyFunc, knownObjects)
 }
@@ -532,6 +538,8 @@ func NewObjectName(namespace string, name string) ObjectName {
 }
 
 // NewRealFIFO calls client-go's [toolscache.NewRealFIFO], on client-go's code.
+//
+// Deprecated: client-go's NewRealFIFO is deprecated; see its documentation.
 func NewRealFIFO(keyFunc KeyFunc, knownObjects KeyListerGetter, transformer TransformFunc) *RealFIFO {
 	return toolscache.NewRealFIFO(keyFunc, knownObjects, transformer)
 }

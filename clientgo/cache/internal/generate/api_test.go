@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/informer-go/informer/clientgo/internal/typesload"
 )
 
@@ -139,5 +141,25 @@ func TestHandWrittenNames(t *testing.T) {
 	}
 	if !slices.Equal(exported, want) {
 		t.Errorf("hand-written names %v, want %v (update the package documentation and this test)", exported, want)
+	}
+}
+
+// TestDeprecations checks that the drop-in deprecates the package-level
+// names client-go deprecates, and no others, so that linters warn on the
+// same uses.
+func TestDeprecations(t *testing.T) {
+	want, err := deprecatedNames(clientGoCache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := deprecatedNames(dropInCache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) == 0 {
+		t.Fatal("client-go deprecates nothing; the parser missed its comments")
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("deprecated names (-client-go +drop-in):\n%s", diff)
 	}
 }

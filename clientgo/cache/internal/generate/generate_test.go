@@ -10,6 +10,7 @@ import (
 	"go/token"
 	"go/types"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
@@ -42,7 +43,11 @@ func TestGeneratedSourceIsUpToDate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := generateSource(pkgs[clientGoCache], written)
+	deprecated, err := deprecatedNames(clientGoCache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := generateSource(pkgs[clientGoCache], written, deprecated)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,11 +106,65 @@ func handWritten() (map[string]bool, error) {
 	return names, nil
 }
 
+// deprecatedNames returns the package-level names whose documentation in
+// the package at importPath (read from its source in the module cache) has
+// a paragraph starting with "Deprecated:".
+func deprecatedNames(importPath string) (map[string]bool, error) {
+	out, err := exec.Command("go", "list", "-f", "{{.Dir}}", importPath).Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list %s: %w", importPath, err)
+	}
+	dir := strings.TrimSpace(string(out))
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		return nil, err
+	}
+	names := map[string]bool{}
+	isDeprecated := func(doc *ast.CommentGroup) bool {
+		return doc != nil && (strings.HasPrefix(doc.Text(), "Deprecated: ") || strings.Contains(doc.Text(), "\n\nDeprecated: "))
+	}
+	fset := token.NewFileSet()
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, file, nil, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			return nil, err
+		}
+		for _, decl := range f.Decls {
+			switch d := decl.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil && isDeprecated(d.Doc) {
+					names[d.Name.Name] = true
+				}
+			case *ast.GenDecl:
+				for _, spec := range d.Specs {
+					switch s := spec.(type) {
+					case *ast.TypeSpec:
+						if isDeprecated(s.Doc) || len(d.Specs) == 1 && isDeprecated(d.Doc) {
+							names[s.Name.Name] = true
+						}
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							if isDeprecated(s.Doc) || len(d.Specs) == 1 && isDeprecated(d.Doc) {
+								names[n.Name] = true
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return names, nil
+}
+
 // generateSource returns the source of zz_generated.go: for every exported
 // name of client-go's tools/cache that no hand-written file declares, a
 // type alias, a constant or variable of the same value, or a function that
-// calls client-go's.
-func generateSource(cg *types.Package, skip map[string]bool) ([]byte, error) {
+// calls client-go's; the names deprecated in client-go are marked so here
+// too.
+func generateSource(cg *types.Package, skip, deprecated map[string]bool) ([]byte, error) {
 	imports := map[string]string{"k8s.io/client-go/tools/cache": "toolscache"} // path -> name
 	names := map[string]string{"toolscache": "k8s.io/client-go/tools/cache"}   // name -> path
 	var qualifyErr error
@@ -130,6 +189,12 @@ func generateSource(cg *types.Package, skip map[string]bool) ([]byte, error) {
 		return strings.ReplaceAll(types.TypeString(t, qualifier), "interface{}", "any")
 	}
 
+	deprecation := func(name, indent string) string {
+		if !deprecated[name] {
+			return ""
+		}
+		return indent + "//\n" + indent + "// Deprecated: client-go's " + name + " is deprecated; see its documentation.\n"
+	}
 	var typesOut, constsOut, varsOut, funcsOut bytes.Buffer
 	scope := cg.Scope()
 	for _, name := range scope.Names() {
@@ -140,14 +205,14 @@ func generateSource(cg *types.Package, skip map[string]bool) ([]byte, error) {
 		switch obj := obj.(type) {
 		case *types.TypeName:
 			params, args := typeParams(obj.Type(), typeString)
-			fmt.Fprintf(&typesOut, "\n// %s is client-go's [toolscache.%s].\ntype %s%s = toolscache.%s%s\n", name, name, name, params, name, args)
+			fmt.Fprintf(&typesOut, "\n// %s is client-go's [toolscache.%s].\n%stype %s%s = toolscache.%s%s\n", name, name, deprecation(name, ""), name, params, name, args)
 		case *types.Const:
-			fmt.Fprintf(&constsOut, "\n\t// %s is client-go's [toolscache.%s].\n\t%s = toolscache.%s\n", name, name, name, name)
+			fmt.Fprintf(&constsOut, "\n\t// %s is client-go's [toolscache.%s].\n%s\t%s = toolscache.%s\n", name, name, deprecation(name, "\t"), name, name)
 		case *types.Var:
-			fmt.Fprintf(&varsOut, "\n\t// %s is client-go's [toolscache.%s]: the same value.\n\t%s = toolscache.%s\n", name, name, name, name)
+			fmt.Fprintf(&varsOut, "\n\t// %s is client-go's [toolscache.%s]: the same value.\n%s\t%s = toolscache.%s\n", name, name, deprecation(name, "\t"), name, name)
 		case *types.Func:
 			sig := obj.Type().(*types.Signature)
-			fmt.Fprintf(&funcsOut, "\n// %s calls client-go's [toolscache.%s], on client-go's code.\n", name, name)
+			fmt.Fprintf(&funcsOut, "\n// %s calls client-go's [toolscache.%s], on client-go's code.\n%s", name, name, deprecation(name, ""))
 			fmt.Fprintf(&funcsOut, "func %s%s {\n\t", name, signature(sig, typeString))
 			if sig.Results().Len() > 0 {
 				funcsOut.WriteString("return ")
