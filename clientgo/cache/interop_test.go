@@ -1,10 +1,7 @@
 package cache_test
 
 import (
-	"io"
-	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -17,12 +14,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/client-go/kubernetes/scheme"
 	corev1listers "k8s.io/client-go/listers/core/v1"
-	restfake "k8s.io/client-go/rest/fake"
 	toolscache "k8s.io/client-go/tools/cache"
 
 	"github.com/informer-go/informer/clientgo/cache"
+	"github.com/informer-go/informer/clientgo/internal/resttest"
 )
 
 // runSynced runs informer in a synctest bubble's test until it synced and
@@ -84,22 +80,7 @@ func TestValuesPassBetweenLibraries(t *testing.T) {
 // nil REST client yields errors rather than panics.
 func TestNewListWatchFromClient(t *testing.T) {
 	var paths []string
-	client := &restfake.RESTClient{
-		NegotiatedSerializer: scheme.Codecs.WithoutConversion(),
-		GroupVersion:         corev1.SchemeGroupVersion,
-		Client: restfake.CreateHTTPClient(func(req *http.Request) (*http.Response, error) {
-			paths = append(paths, req.URL.Path+"?"+req.URL.RawQuery)
-			body, err := runtime.Encode(scheme.Codecs.LegacyCodec(corev1.SchemeGroupVersion), podList("5", pod("a", "1")))
-			if err != nil {
-				return nil, err
-			}
-			return &http.Response{
-				StatusCode: http.StatusOK,
-				Header:     http.Header{"Content-Type": []string{runtime.ContentTypeJSON}},
-				Body:       io.NopCloser(strings.NewReader(string(body))),
-			}, nil
-		}),
-	}
+	client := resttest.PodLister(podList("5", pod("a", "1")), &paths)
 	var getter cache.Getter = client
 	lw := cache.NewListWatchFromClient(getter, "pods", "ns", fields.OneTermEqualSelector("spec.nodeName", "n1"))
 	for _, list := range []func() (runtime.Object, error){
