@@ -17,8 +17,10 @@
 // # Sources
 //
 // This package does not depend on k8s.io/client-go, so it has no Getter and
-// no NewListWatchFromClient (the nested module
-// github.com/informer-go/informer/clientgo has both).
+// no NewListWatchFromClient: the nested module
+// github.com/informer-go/informer/clientgo has both (clientgo.Getter,
+// clientgo.NewListWatchFromClient), and so has its drop-in package
+// github.com/informer-go/informer/clientgo/cache.
 // [NewListWatchFromTypedClient] adapts, in one line, any client with List and
 // Watch: a typed clientset's resource client (clientset.CoreV1().Pods(ns)),
 // the dynamic client's (dynamicClient.Resource(gvr).Namespace(ns)) or the

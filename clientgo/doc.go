@@ -2,12 +2,18 @@
 // module of its own (github.com/informer-go/informer/clientgo) so that the
 // root module does not depend on client-go; it requires client-go v0.37.2.
 //
-//   - [NewListWatchFromClient] and [NewFilteredListWatchFromClient]: the
-//     client-go functions of those names (taking client-go's cache.Getter,
-//     such as clientset.CoreV1().RESTClient()), returning this library's
-//     [cache.ListWatch]. The root's [cache.NewListWatchFromTypedClient] does
-//     the same from a typed, dynamic or metadata resource client, fakes
-//     included, without this module.
+//   - Package cache (github.com/informer-go/informer/clientgo/cache): a
+//     drop-in replacement for k8s.io/client-go/tools/cache whose types are
+//     client-go's and whose informers run on this library in client-go's
+//     default order. Swapping that one import path is a whole migration;
+//     the command clientgo/cmd/informer-migrate does it for a whole module
+//     and reports what it cannot prove safe.
+//   - [Getter] (client-go's cache.Getter), [NewListWatchFromClient] and
+//     [NewFilteredListWatchFromClient]: the client-go functions of those
+//     names (taking a Getter such as clientset.CoreV1().RESTClient()),
+//     returning this library's [cache.ListWatch]. The root's
+//     [cache.NewListWatchFromTypedClient] does the same from a typed, dynamic
+//     or metadata resource client, fakes included, without this module.
 //   - [AsIndexer] and [AsSharedIndexInformer]: this library's indexer and
 //     informer seen through client-go's interfaces, so that client-go's
 //     generated listers, toolscache.WaitForCacheSync and controller-runtime

@@ -1,22 +1,18 @@
 package clientgo
 
 import (
-	"context"
-	"errors"
-	"reflect"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
 	toolscache "k8s.io/client-go/tools/cache"
 
 	"github.com/informer-go/informer/cache"
+	"github.com/informer-go/informer/clientgo/internal/adapt"
 )
 
-// errNilGetter is returned by both halves of a ListWatch made from a nil
-// Getter. client-go's fake clientsets return a nil RESTClient.
-var errNilGetter = errors.New("ListWatch from a nil REST client (the fake clientsets' RESTClient() is nil: use cache.NewListWatchFromTypedClient with a resource client)")
+// Getter is client-go's toolscache.Getter: what has a Get method returning a
+// REST request, such as a clientset's RESTClient() (clientset.CoreV1().RESTClient()).
+// [NewListWatchFromClient] and [NewFilteredListWatchFromClient] take one.
+type Getter = toolscache.Getter
 
 // NewListWatchFromClient is client-go's function of that name, returning this
 // library's [cache.ListWatch]: it lists and watches resource in namespace
@@ -29,7 +25,7 @@ var errNilGetter = errors.New("ListWatch from a nil REST client (the fake client
 // client and also works with client-go's fake clientsets, whose RESTClient is
 // nil. A nil c (or nil pointer) yields a ListWatch whose calls return an
 // error.
-func NewListWatchFromClient(c toolscache.Getter, resource string, namespace string, fieldSelector fields.Selector) *cache.ListWatch {
+func NewListWatchFromClient(c Getter, resource string, namespace string, fieldSelector fields.Selector) *cache.ListWatch {
 	selector := fieldSelector.String()
 	return NewFilteredListWatchFromClient(c, resource, namespace, func(options *metav1.ListOptions) {
 		options.FieldSelector = selector
@@ -42,39 +38,7 @@ func NewListWatchFromClient(c toolscache.Getter, resource string, namespace stri
 // options of every request, after the reflector set them. Watches are sent
 // with Watch set, as client-go's are. A nil c yields a ListWatch whose calls
 // return an error.
-func NewFilteredListWatchFromClient(c toolscache.Getter, resource string, namespace string, optionsModifier func(options *metav1.ListOptions)) *cache.ListWatch {
-	if c == nil || isNilPointer(c) {
-		return &cache.ListWatch{
-			ListWithContextFunc: func(context.Context, metav1.ListOptions) (runtime.Object, error) {
-				return nil, errNilGetter
-			},
-			WatchFuncWithContext: func(context.Context, metav1.ListOptions) (watch.Interface, error) {
-				return nil, errNilGetter
-			},
-		}
-	}
-	modify := func(options *metav1.ListOptions) {
-		if optionsModifier != nil {
-			optionsModifier(options)
-		}
-	}
-	return &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {
-			modify(&options)
-			return c.Get().Namespace(namespace).Resource(resource).
-				VersionedParams(&options, metav1.ParameterCodec).Do(ctx).Get()
-		},
-		WatchFuncWithContext: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
-			options.Watch = true
-			modify(&options)
-			return c.Get().Namespace(namespace).Resource(resource).
-				VersionedParams(&options, metav1.ParameterCodec).Watch(ctx)
-		},
-	}
-}
-
-// isNilPointer reports whether v holds a nil pointer.
-func isNilPointer(v any) bool {
-	rv := reflect.ValueOf(v)
-	return rv.Kind() == reflect.Pointer && rv.IsNil()
+func NewFilteredListWatchFromClient(c Getter, resource string, namespace string, optionsModifier func(options *metav1.ListOptions)) *cache.ListWatch {
+	list, watch := adapt.RESTListWatch(c, resource, namespace, optionsModifier)
+	return &cache.ListWatch{ListWithContextFunc: list, WatchFuncWithContext: watch}
 }

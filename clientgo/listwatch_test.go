@@ -2,10 +2,7 @@ package clientgo_test
 
 import (
 	"context"
-	"io"
-	"net/http"
 	"slices"
-	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -19,12 +16,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/client-go/kubernetes/scheme"
 	metadatafake "k8s.io/client-go/metadata/fake"
-	restfake "k8s.io/client-go/rest/fake"
 
 	"github.com/informer-go/informer/cache"
 	"github.com/informer-go/informer/clientgo"
+	"github.com/informer-go/informer/clientgo/internal/resttest"
 )
 
 var podsResource = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
@@ -144,25 +140,10 @@ func partialPod(namespace, name string) *metav1.PartialObjectMetadata {
 // TestNewListWatchFromClient checks the requests the REST ListWatch sends.
 func TestNewListWatchFromClient(t *testing.T) {
 	var paths []string
-	client := &restfake.RESTClient{
-		NegotiatedSerializer: scheme.Codecs.WithoutConversion(),
-		GroupVersion:         corev1.SchemeGroupVersion,
-		Client: restfake.CreateHTTPClient(func(req *http.Request) (*http.Response, error) {
-			paths = append(paths, req.URL.Path+"?"+req.URL.RawQuery)
-			body, err := runtime.Encode(scheme.Codecs.LegacyCodec(corev1.SchemeGroupVersion), &corev1.PodList{
-				ListMeta: metav1.ListMeta{ResourceVersion: "5"},
-				Items:    []corev1.Pod{*pod("ns", "a")},
-			})
-			if err != nil {
-				return nil, err
-			}
-			return &http.Response{
-				StatusCode: http.StatusOK,
-				Header:     http.Header{"Content-Type": []string{runtime.ContentTypeJSON}},
-				Body:       io.NopCloser(strings.NewReader(string(body))),
-			}, nil
-		}),
-	}
+	client := resttest.PodLister(&corev1.PodList{
+		ListMeta: metav1.ListMeta{ResourceVersion: "5"},
+		Items:    []corev1.Pod{*pod("ns", "a")},
+	}, &paths)
 	lw := clientgo.NewListWatchFromClient(client, "pods", "ns", fields.OneTermEqualSelector("spec.nodeName", "n1"))
 	list, err := lw.ListWithContext(t.Context(), metav1.ListOptions{ResourceVersion: "0", Limit: 10})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 
 	"github.com/informer-go/informer/cache"
+	"github.com/informer-go/informer/clientgo/internal/adapt"
 )
 
 // NewSharedIndexInformer is client-go's toolscache.NewSharedIndexInformer
@@ -37,7 +38,7 @@ func NewSharedIndexInformer(lw toolscache.ListerWatcher, exampleObject runtime.O
 func NewSharedIndexInformerFunc(options cache.SharedIndexInformerOptions) func(toolscache.ListerWatcher, runtime.Object, time.Duration, toolscache.Indexers) toolscache.SharedIndexInformer {
 	return func(lw toolscache.ListerWatcher, exampleObject runtime.Object, resyncPeriod time.Duration, indexers toolscache.Indexers) toolscache.SharedIndexInformer {
 		o := options
-		o.ResyncPeriod, o.Indexers = resyncPeriod, fromClientGoIndexers(indexers)
+		o.ResyncPeriod, o.Indexers = resyncPeriod, adapt.FromClientGoIndexers(indexers)
 		return AsSharedIndexInformer(cache.NewSharedIndexInformerWithOptions(lw, exampleObject, o))
 	}
 }

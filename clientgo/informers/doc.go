@@ -15,6 +15,16 @@
 // informer-go's cache package get informer-go's tombstones, other handlers
 // client-go's.
 //
+// Relation to package clientgo/cache (github.com/informer-go/informer/clientgo/cache),
+// the drop-in for k8s.io/client-go/tools/cache: the two are meant to be
+// swapped together. Informers that client-go's generated factory builds run
+// on client-go's engine whatever tools/cache package a program imports; this
+// factory's run on informer-go. Unlike clientgo/cache, whose informers always
+// take client-go v0.37.2's default order, this factory uses informer-go's
+// default pipeline (DeltaFIFO) unless built with [WithInOrder](true); with
+// clientgo/cache's handler types, which are client-go's, every handler gets
+// client-go's tombstones.
+//
 // zz_generated.go holds the group accessors and the table of the resources of
 // kubernetes.Interface; regenerate it with go generate after changing the
 // client-go version.

@@ -3,13 +3,17 @@ package examples_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,6 +64,16 @@ func examplesDir() (string, error) {
 // detector: a data race in the program then makes it exit with status 66,
 // which fails the test. It returns the path of the executable.
 func buildExample(name, modulePath string) (string, error) {
+	return buildExampleAs(name, modulePath, name, nil)
+}
+
+// buildExampleAs builds examples/name as [buildExample] does, into
+// binDir/binary, with the import paths of the keys of rewrites replaced by
+// their values in every Go file of the program's directory: the files are
+// rewritten into a temporary directory and handed to go build -overlay, so
+// the example's directory is left as it is. It fails when a key of rewrites
+// is imported nowhere.
+func buildExampleAs(name, modulePath, binary string, rewrites map[string]string) (string, error) {
 	examples, err := examplesDir()
 	if err != nil {
 		return "", err
@@ -79,10 +93,17 @@ func buildExample(name, modulePath string) (string, error) {
 		return "", fmt.Errorf("build %s: %s is module %q, want %q", name, dir, got, modulePath)
 	}
 
-	binary := filepath.Join(binDir, name)
+	binary = filepath.Join(binDir, binary)
 	args := []string{"build", "-o", binary}
 	if raceEnabled() {
 		args = append(args, "-race")
+	}
+	if len(rewrites) > 0 {
+		overlay, err := importOverlay(dir, filepath.Join(binDir, filepath.Base(binary)+".overlay"), rewrites)
+		if err != nil {
+			return "", fmt.Errorf("build %s: %w", name, err)
+		}
+		args = append(args, "-overlay", overlay)
 	}
 	build := exec.CommandContext(ctx, "go", append(args, ".")...)
 	build.Dir = dir
@@ -90,6 +111,65 @@ func buildExample(name, modulePath string) (string, error) {
 		return "", fmt.Errorf("build %s: go %s in %s: %w\n%s", name, strings.Join(args, " "), dir, err, out)
 	}
 	return binary, nil
+}
+
+// importOverlay writes, into the directory work, the Go files of dir with
+// the import paths of the keys of rewrites replaced by their values (only
+// the import path literals change), and the overlay file of go build that
+// substitutes them; it returns the overlay file's path.
+func importOverlay(dir, work string, rewrites map[string]string) (string, error) {
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return "", err
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		return "", err
+	}
+	replace := map[string]string{}
+	seen := map[string]bool{}
+	for _, file := range files {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			return "", err
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, file, src, parser.ImportsOnly)
+		if err != nil {
+			return "", err
+		}
+		out := slices.Clone(src)
+		for _, spec := range slices.Backward(f.Imports) {
+			p, err := strconv.Unquote(spec.Path.Value)
+			if err != nil {
+				return "", err
+			}
+			to, ok := rewrites[p]
+			if !ok {
+				continue
+			}
+			seen[p] = true
+			start, end := fset.Position(spec.Path.Pos()).Offset, fset.Position(spec.Path.End()).Offset
+			out = slices.Concat(out[:start], []byte(strconv.Quote(to)), out[end:])
+		}
+		if !bytes.Equal(out, src) {
+			rewritten := filepath.Join(work, filepath.Base(file))
+			if err := os.WriteFile(rewritten, out, 0o644); err != nil {
+				return "", err
+			}
+			replace[file] = rewritten
+		}
+	}
+	for p := range rewrites {
+		if !seen[p] {
+			return "", fmt.Errorf("no Go file of %s imports %s", dir, p)
+		}
+	}
+	data, err := json.Marshal(map[string]map[string]string{"Replace": replace})
+	if err != nil {
+		return "", err
+	}
+	overlay := filepath.Join(work, "overlay.json")
+	return overlay, os.WriteFile(overlay, data, 0o644)
 }
 
 // raceEnabled reports whether the test binary was built with -race.

@@ -21,7 +21,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
-	"github.com/informer-go/informer/cache"
+	"github.com/informer-go/informer/clientgo/cache"
 )
 
 const (
@@ -44,9 +44,11 @@ type Controller struct {
 }
 
 // NewController registers its handlers with the informers and returns the
-// controller; nothing runs until [Controller.Run].
+// controller; nothing runs until [Controller.Run]. Every handler call is
+// logged at verbosity 5 to the logger of ctx.
 func NewController(ctx context.Context, kubeClient kubernetes.Interface,
 	deploymentInformer appsinformers.DeploymentInformer, configMapInformer coreinformers.ConfigMapInformer) (*Controller, error) {
+	logger := klog.FromContext(ctx)
 	c := &Controller{
 		kubeClient:        kubeClient,
 		deploymentsLister: deploymentInformer.Lister(),
@@ -57,22 +59,59 @@ func NewController(ctx context.Context, kubeClient kubernetes.Interface,
 			workqueue.DefaultTypedControllerRateLimiter[cache.ObjectName](),
 			workqueue.TypedRateLimitingQueueConfig[cache.ObjectName]{Name: "configmap-deployments"}),
 	}
-	if _, err := configMapInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+	if _, err := configMapInformer.Informer().AddEventHandler(logged(logger, "configmaps", cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.enqueueConfigMap,
 		UpdateFunc: func(_, newObj any) { c.enqueueConfigMap(newObj) },
-	}); err != nil {
+	})); err != nil {
 		return nil, err
 	}
 	// A change of a Deployment queues the ConfigMap that owns it, so that a
 	// deleted or edited Deployment is put back.
-	if _, err := deploymentInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+	if _, err := deploymentInformer.Informer().AddEventHandler(logged(logger, "deployments", cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.handleObject,
 		UpdateFunc: func(_, newObj any) { c.handleObject(newObj) },
 		DeleteFunc: c.handleObject,
-	}); err != nil {
+	})); err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// logged returns h with every call, deletions included, first logged to
+// logger at verbosity 5 as a "Handler event" of informer.
+func logged(logger klog.Logger, informer string, h cache.ResourceEventHandlerFuncs) cache.ResourceEventHandlerFuncs {
+	log := func(event string, obj any) {
+		key, _ := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
+		_, tombstone := obj.(cache.DeletedFinalStateUnknown)
+		if tombstone {
+			obj = obj.(cache.DeletedFinalStateUnknown).Obj
+		}
+		var rv string
+		if o, ok := obj.(metav1.Object); ok {
+			rv = o.GetResourceVersion()
+		}
+		logger.V(5).Info("Handler event", "informer", informer, "event", event, "object", key, "resourceVersion", rv, "tombstone", tombstone)
+	}
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			log("add", obj)
+			if h.AddFunc != nil {
+				h.AddFunc(obj)
+			}
+		},
+		UpdateFunc: func(oldObj, newObj any) {
+			log("update", newObj)
+			if h.UpdateFunc != nil {
+				h.UpdateFunc(oldObj, newObj)
+			}
+		},
+		DeleteFunc: func(obj any) {
+			log("delete", obj)
+			if h.DeleteFunc != nil {
+				h.DeleteFunc(obj)
+			}
+		},
+	}
 }
 
 // Run waits for the caches, runs workers workers until ctx ends, and returns

@@ -13,9 +13,12 @@
 // passes its typed informers (client-go's interfaces) to the controller,
 // which uses their generated listers and a rate-limited work queue. The
 // factory comes from github.com/informer-go/informer/clientgo/informers
-// instead of k8s.io/client-go/informers, and the controller imports this
-// library's cache package instead of client-go's: the only changes of the
-// port are those two import paths.
+// instead of k8s.io/client-go/informers, and the controller imports
+// github.com/informer-go/informer/clientgo/cache, the drop-in for client-go's
+// tools/cache, instead of client-go's: the only changes of the port are those
+// two import paths. Every handler call is logged at verbosity 5 ("Handler
+// event"): the end-to-end tests build the program a second time with
+// client-go's two packages and compare both logs event for event.
 //
 // It stops on SIGINT or SIGTERM, or after -run-for, and exits 0 after a
 // clean shutdown.

@@ -22,6 +22,7 @@ func main() {
 	kubeconfig := flag.String("kubeconfig", os.Getenv(clientcmd.RecommendedConfigPathEnvVar), "path of the kubeconfig file; empty means in-cluster")
 	namespace := flag.String("namespace", metav1.NamespaceAll, "namespace to manage; empty means all")
 	runFor := flag.Duration("run-for", 0, "stop after this long; 0 runs until SIGINT or SIGTERM")
+	resync := flag.Duration("resync", 30*time.Second, "resync period of the informers; 0 disables resyncs")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -33,7 +34,7 @@ func main() {
 	}
 	logger := klog.LoggerWithName(klog.Background(), "sample-controller")
 	ctx = klog.NewContext(ctx, logger)
-	if err := run(ctx, *kubeconfig, *namespace); err != nil {
+	if err := run(ctx, *kubeconfig, *namespace, *resync); err != nil {
 		klog.Flush()
 		fmt.Fprintln(os.Stderr, "sample-controller:", err)
 		os.Exit(1)
@@ -42,7 +43,7 @@ func main() {
 	klog.Flush()
 }
 
-func run(ctx context.Context, kubeconfig, namespace string) error {
+func run(ctx context.Context, kubeconfig, namespace string, resync time.Duration) error {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return err
@@ -52,7 +53,7 @@ func run(ctx context.Context, kubeconfig, namespace string) error {
 		return err
 	}
 
-	kubeInformerFactory := kubeinformers.NewSharedInformerFactoryWithOptions(kubeClient, 30*time.Second, kubeinformers.WithNamespace(namespace))
+	kubeInformerFactory := kubeinformers.NewSharedInformerFactoryWithOptions(kubeClient, resync, kubeinformers.WithNamespace(namespace))
 	controller, err := NewController(ctx, kubeClient,
 		kubeInformerFactory.Apps().V1().Deployments(),
 		kubeInformerFactory.Core().V1().ConfigMaps())

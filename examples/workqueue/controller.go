@@ -12,7 +12,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 
-	"github.com/informer-go/informer/cache"
+	"github.com/informer-go/informer/clientgo/cache"
 )
 
 // maxRetries is how often a failing key is retried before it is dropped.
@@ -28,23 +28,39 @@ type Controller struct {
 }
 
 // NewController returns a controller of the pods lw lists and watches,
-// printing to out. Nothing runs until [Controller.Run].
-func NewController(lw cache.ListerWatcher, out io.Writer) *Controller {
+// printing to out and logging every handler call to logger at verbosity 5.
+// Nothing runs until [Controller.Run].
+func NewController(logger klog.Logger, lw cache.ListerWatcher, out io.Writer) *Controller {
 	queue := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]())
-	enqueue := func(obj any) {
+	enqueue := func(event string, obj any) {
 		// Deletions noticed only by a relist arrive as tombstones, which
 		// this key function understands.
-		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
+		key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
+		_, tombstone := obj.(cache.DeletedFinalStateUnknown)
+		logger.V(5).Info("Handler event", "event", event, "pod", key, "resourceVersion", resourceVersion(obj), "tombstone", tombstone)
+		if err == nil {
 			queue.Add(key)
 		}
 	}
 	//lint:ignore SA1019 the classic constructor, as in client-go's example
 	indexer, informer := cache.NewIndexerInformer(lw, &corev1.Pod{}, 0, cache.ResourceEventHandlerFuncs{
-		AddFunc:    enqueue,
-		UpdateFunc: func(_, newObj any) { enqueue(newObj) },
-		DeleteFunc: enqueue,
+		AddFunc:    func(obj any) { enqueue("add", obj) },
+		UpdateFunc: func(_, newObj any) { enqueue("update", newObj) },
+		DeleteFunc: func(obj any) { enqueue("delete", obj) },
 	}, cache.Indexers{})
 	return &Controller{indexer: indexer, informer: informer, queue: queue, out: out}
+}
+
+// resourceVersion returns the resource version of a pod or of the pod of a
+// tombstone, "" for anything else.
+func resourceVersion(obj any) string {
+	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tombstone.Obj
+	}
+	if pod, ok := obj.(*corev1.Pod); ok {
+		return pod.ResourceVersion
+	}
+	return ""
 }
 
 // Run runs the informer and, once it has synced, one worker, until ctx

@@ -11,10 +11,11 @@ import (
 	"go.uber.org/goleak"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/klog/v2/ktesting"
 
-	"github.com/informer-go/informer/cache"
+	"github.com/informer-go/informer/clientgo/cache"
 )
 
 func TestMain(m *testing.M) {
@@ -22,14 +23,22 @@ func TestMain(m *testing.M) {
 }
 
 // TestControllerOnFakeClientset runs the controller on client-go's fake
-// clientset through the one-line typed ListWatch: it syncs at once and
-// prints the pods that exist, then a deletion.
+// clientset, through a ListWatch of its typed client that opts out of
+// streaming lists as client-go's fakes need: it syncs at once and prints the
+// pods that exist, then a deletion.
 func TestControllerOnFakeClientset(t *testing.T) {
 	client := fake.NewClientset(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}})
+	pods := client.CoreV1().Pods("ns")
+	lw := cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {
+			return pods.List(ctx, options)
+		},
+		WatchFuncWithContext: pods.Watch,
+	}, client)
 	out, lines := io.Pipe()
-	c := NewController(cache.NewListWatchFromTypedClient(client.CoreV1().Pods("ns"), nil), lines)
+	logger, ctx := ktesting.NewTestContext(t)
+	c := NewController(logger, lw, lines)
 
-	_, ctx := ktesting.NewTestContext(t)
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() {

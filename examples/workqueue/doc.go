@@ -6,10 +6,12 @@
 //
 //	go run . -kubeconfig ~/.kube/config -namespace default -run-for 30s
 //
-// Ported from client-go, it differs in the imports (this library's cache
-// package, and clientgo for NewListWatchFromClient) and in one line: the
-// ListWatch comes from clientgo.NewListWatchFromClient instead of
-// cache.NewListWatchFromClient.
+// It is client-go's pattern with one import swapped: client-go's tools/cache
+// becomes github.com/informer-go/informer/clientgo/cache, whose informers
+// run on this library in client-go's default order. Every handler call is
+// logged at verbosity 5 ("Handler event"): the end-to-end tests build the
+// program a second time against client-go's tools/cache and compare both
+// logs event for event.
 //
 // It stops on SIGINT or SIGTERM, or after -run-for, and exits 0 after a
 // clean shutdown.

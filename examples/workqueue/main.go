@@ -14,7 +14,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
 
-	"github.com/informer-go/informer/clientgo"
+	"github.com/informer-go/informer/clientgo/cache"
 )
 
 func main() {
@@ -51,6 +51,6 @@ func run(ctx context.Context, kubeconfig, namespace string) error {
 	if err != nil {
 		return err
 	}
-	podListWatcher := clientgo.NewListWatchFromClient(clientset.CoreV1().RESTClient(), "pods", namespace, fields.Everything())
-	return NewController(podListWatcher, os.Stdout).Run(ctx)
+	podListWatcher := cache.NewListWatchFromClient(clientset.CoreV1().RESTClient(), "pods", namespace, fields.Everything())
+	return NewController(klog.FromContext(ctx), podListWatcher, os.Stdout).Run(ctx)
 }

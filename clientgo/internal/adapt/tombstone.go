@@ -1,4 +1,4 @@
-package clientgo
+package adapt
 
 import (
 	"reflect"
@@ -8,10 +8,10 @@ import (
 	"github.com/informer-go/informer/cache"
 )
 
-// cachePackage is the import path of this library's cache package.
+// cachePackage is the import path of informer-go's cache package.
 var cachePackage = reflect.TypeFor[cache.DeletedFinalStateUnknown]().PkgPath()
 
-// toClientGoTombstone returns obj with this library's tombstone replaced by
+// toClientGoTombstone returns obj with informer-go's tombstone replaced by
 // client-go's, carrying the same key and object; any other obj unchanged.
 func toClientGoTombstone(obj any) any {
 	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
@@ -21,8 +21,8 @@ func toClientGoTombstone(obj any) any {
 }
 
 // declaredInCache reports whether v's type (or the type it points to) is
-// declared in this library's cache package: its handler types are written
-// against this library's tombstones.
+// declared in informer-go's cache package: its handler types are written
+// against informer-go's tombstones.
 func declaredInCache(v any) bool {
 	t := reflect.TypeOf(v)
 	for t != nil && t.Kind() == reflect.Pointer {

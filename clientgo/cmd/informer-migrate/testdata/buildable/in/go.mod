@@ -1,0 +1,3 @@
+module example.com/buildable
+
+go 1.26.0
