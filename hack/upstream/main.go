@@ -30,7 +30,7 @@ func main() {
 	flag.BoolVar(&opts.race, "race", true, "run the tests under the race detector")
 	flag.BoolVar(&opts.verbose, "v", false, "print every test's result as it finishes")
 	flag.BoolVar(&opts.update, "update", false, "regenerate upstream.mod/.sum and e2e.mod/.sum from the modules' go.mod files, then exit")
-	flag.StringVar(&opts.work, "work", "", "directory for the rewritten sources and the overlay (default: a temporary directory, removed afterwards)")
+	flag.StringVar(&opts.work, "work", "", "directory for the rewritten sources and the overlay; what an earlier run wrote there is removed first (default: informer-go/upstream in the user cache directory)")
 	flag.StringVar(&opts.timeout, "timeout", "15m", "go test -timeout of each run")
 	flag.Parse()
 

@@ -52,6 +52,7 @@ func allSuites() []*suite {
 		unit("client-go/tools/cache/testing", "k8s.io/client-go", "tools/cache/testing", "cache/testing"),
 		unit("apimachinery/pkg/util/wait", "k8s.io/apimachinery", "pkg/util/wait", "wait"),
 		unit("utils/buffer", "k8s.io/utils", "buffer", "buffer"),
+		controllerRuntime,
 	}
 }
 
@@ -253,7 +254,8 @@ type report struct {
 	skippedSubtests              []string // left-out subtests, not run
 	notRun                       []string // compiled tests that never started: the binary died
 	lastStarted                  string
-	notRunListed                 int // top-level differences marked "not run"
+	ginkgo                       *ginkgoCount // Ginkgo suites only
+	notRunListed                 int          // top-level differences marked "not run"
 	output                       map[string][]string
 	pkgOutput                    []string
 	pkgFailedAlone               bool // the package failed outside any test (goleak, panic, build)
@@ -412,13 +414,27 @@ func run(o *options) error {
 	if err != nil {
 		return err
 	}
+	// A fixed directory: the compiled packages of the rewritten sources stay
+	// in go's build cache from one run to the next.
 	work := o.work
 	if work == "" {
-		work, err = os.MkdirTemp("", "informer-go-upstream-")
+		cache, err := os.UserCacheDir()
 		if err != nil {
 			return err
 		}
-		defer os.RemoveAll(work)
+		work = filepath.Join(cache, "informer-go", "upstream")
+	}
+	if work, err = filepath.Abs(work); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return err
+	}
+	// Remove what an earlier run wrote, and only that.
+	for _, name := range []string{"cache", "wait", "buffer", "overlay.json", "controller-runtime", "controller-runtime.mod", "controller-runtime.sum", "kubebuilder-assets"} {
+		if err := os.RemoveAll(filepath.Join(work, name)); err != nil {
+			return err
+		}
 	}
 	var selected []*suite
 	want := map[string]bool{}
@@ -461,6 +477,15 @@ func run(o *options) error {
 			return err
 		}
 		failed = failed || f
+	}
+	for _, s := range selected {
+		if s.ginkgo {
+			f, err := o.runGinkgo(s, work)
+			if err != nil {
+				return err
+			}
+			failed = failed || f
+		}
 	}
 	if failed {
 		return fmt.Errorf("failures not listed in hack/upstream/DIFFERENCES.md (see above)")
