@@ -29,6 +29,7 @@ func main() {
 	flag.BoolVar(&opts.list, "list", false, "list the suites and exit")
 	flag.BoolVar(&opts.race, "race", true, "run the tests under the race detector")
 	flag.BoolVar(&opts.verbose, "v", false, "print every test's result as it finishes")
+	flag.BoolVar(&opts.all, "all", false, "also run the differences marked \"not run\" (they may crash the test binary), to see whether they still fail")
 	flag.BoolVar(&opts.update, "update", false, "regenerate upstream.mod/.sum and e2e.mod/.sum from the modules' go.mod files, then exit")
 	flag.StringVar(&opts.work, "work", "", "directory for the rewritten sources and the overlay; what an earlier run wrote there is removed first (default: informer-go/upstream in the user cache directory)")
 	flag.StringVar(&opts.timeout, "timeout", "15m", "go test -timeout of each run")
@@ -52,8 +53,8 @@ func main() {
 
 // options are the command's flags.
 type options struct {
-	root, suites, work, timeout string
-	list, race, verbose, update bool
+	root, suites, work, timeout      string
+	list, race, verbose, update, all bool
 }
 
 func fatal(err error) {

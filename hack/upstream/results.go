@@ -25,6 +25,7 @@ type results struct {
 	output    map[string][]string // test or subtest -> its output lines
 	children  map[string][]string // test -> its subtests that reported
 	order     []string            // tests and subtests as they started
+	started   map[string]struct{} // the names in order
 	pkgFailed bool
 	finished  bool     // the package reported pass or fail
 	pkgOutput []string // output outside any test (build errors, panics, goleak)
@@ -38,7 +39,7 @@ func readResults(r io.Reader, echo func(testEvent)) (map[string]*results, error)
 	get := func(pkg string) *results {
 		res := all[pkg]
 		if res == nil {
-			res = &results{status: map[string]string{}, output: map[string][]string{}, children: map[string][]string{}}
+			res = &results{status: map[string]string{}, output: map[string][]string{}, children: map[string][]string{}, started: map[string]struct{}{}}
 			all[pkg] = res
 		}
 		return res
@@ -71,10 +72,20 @@ func readResults(r io.Reader, echo func(testEvent)) (map[string]*results, error)
 			res.elapsed = ev.Elapsed
 		case ev.Test == "":
 		case ev.Action == "run":
-			res.order = append(res.order, ev.Test)
-			if i := strings.LastIndexByte(ev.Test, '/'); i >= 0 {
-				res.children[ev.Test[:i]] = append(res.children[ev.Test[:i]], ev.Test)
+			// The parent is the longest prefix that ran before: a subtest
+			// name may itself contain a slash.
+			for i := len(ev.Test); ; {
+				i = strings.LastIndexByte(ev.Test[:i], '/')
+				if i < 0 {
+					break
+				}
+				if _, ok := res.started[ev.Test[:i]]; ok {
+					res.children[ev.Test[:i]] = append(res.children[ev.Test[:i]], ev.Test)
+					break
+				}
 			}
+			res.order = append(res.order, ev.Test)
+			res.started[ev.Test] = struct{}{}
 		case ev.Action == "output":
 			res.output[ev.Test] = append(res.output[ev.Test], ev.Output)
 		case ev.Action == "pass" || ev.Action == "fail" || ev.Action == "skip":
@@ -87,7 +98,7 @@ func readResults(r io.Reader, echo func(testEvent)) (map[string]*results, error)
 // topLevel counts the Test functions that ran, by outcome.
 func (r *results) topLevel() (ran, passed, failed, skipped int) {
 	for _, t := range r.order {
-		if strings.Contains(t, "/") {
+		if strings.Contains(t, "/") { // a Test function's name has none
 			continue
 		}
 		ran++

@@ -414,6 +414,9 @@ func run(o *options) error {
 	if err != nil {
 		return err
 	}
+	if o.all {
+		t = t.withoutNotRun()
+	}
 	// A fixed directory: the compiled packages of the rewritten sources stay
 	// in go's build cache from one run to the next.
 	work := o.work

@@ -145,3 +145,16 @@ func (t *table) skipPattern(suites []string) string {
 	}
 	return strings.Join(alts, "|")
 }
+
+// withoutNotRun returns t with every difference marked to run.
+func (t *table) withoutNotRun() *table {
+	c := &table{leftOut: t.leftOut, differences: map[string]map[string]differenceRow{}}
+	for suite, rows := range t.differences {
+		c.differences[suite] = map[string]differenceRow{}
+		for name, row := range rows {
+			row.notRun = false
+			c.differences[suite][name] = row
+		}
+	}
+	return c
+}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -47,5 +48,28 @@ func TestReadTableAndExplain(t *testing.T) {
 	}
 	if ran, passed, failed, _ := res.topLevel(); ran != 3 || passed != 1 || failed != 2 {
 		t.Errorf("topLevel = %d ran, %d passed, %d failed; want 3, 1, 2", ran, passed, failed)
+	}
+}
+
+// TestSubtestNameWithSlash checks that a subtest whose own name has a slash
+// counts under its real parent.
+func TestSubtestNameWithSlash(t *testing.T) {
+	events := `{"Action":"run","Package":"p","Test":"TestW"}
+{"Action":"run","Package":"p","Test":"TestW/LIST/WATCH"}
+{"Action":"fail","Package":"p","Test":"TestW/LIST/WATCH"}
+{"Action":"fail","Package":"p","Test":"TestW"}
+{"Action":"fail","Package":"p"}
+`
+	all, err := readResults(strings.NewReader(events), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := all["p"]
+	tab := &table{differences: map[string]map[string]differenceRow{"s": {"TestW/LIST/WATCH": {}}}}
+	if got := res.unexplained(tab, "s"); len(got) != 0 {
+		t.Errorf("unexplained = %v, want none", got)
+	}
+	if !res.finished || !res.pkgFailed {
+		t.Errorf("finished %v, failed %v; want both", res.finished, res.pkgFailed)
 	}
 }
