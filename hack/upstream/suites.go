@@ -423,7 +423,7 @@ func run(o *options) error {
 	if work == "" {
 		cache, err := os.UserCacheDir()
 		if err != nil {
-			return err
+			cache = os.TempDir() // no $HOME: a fixed place all the same
 		}
 		work = filepath.Join(cache, "informer-go", "upstream")
 	}
