@@ -98,7 +98,7 @@ func readResults(r io.Reader, echo func(testEvent)) (map[string]*results, error)
 // topLevel counts the Test functions that ran, by outcome.
 func (r *results) topLevel() (ran, passed, failed, skipped int) {
 	for _, t := range r.order {
-		if strings.Contains(t, "/") { // a Test function's name has none
+		if strings.Contains(t, "/") || !strings.HasPrefix(t, "Test") { // subtests, examples
 			continue
 		}
 		ran++
@@ -112,6 +112,19 @@ func (r *results) topLevel() (ran, passed, failed, skipped int) {
 		}
 	}
 	return ran, passed, failed, skipped
+}
+
+// examples counts the examples that ran and those that passed.
+func (r *results) examples() (ran, passed int) {
+	for _, t := range r.order {
+		if strings.HasPrefix(t, "Example") {
+			ran++
+			if r.status[t] == "pass" {
+				passed++
+			}
+		}
+	}
+	return ran, passed
 }
 
 // unexplained returns the failed tests that the table does not explain: a

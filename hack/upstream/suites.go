@@ -256,6 +256,7 @@ type report struct {
 	lastStarted                  string
 	ginkgo                       *ginkgoCount // Ginkgo suites only
 	notRunListed                 int          // top-level differences marked "not run"
+	examplesRan, examplesPassed  int
 	output                       map[string][]string
 	pkgOutput                    []string
 	pkgFailedAlone               bool // the package failed outside any test (goleak, panic, build)
@@ -268,6 +269,7 @@ func (r *report) bad() bool {
 func (o *options) evaluate(p *prepared, res *results, t *table) *report {
 	r := &report{prepared: p, finished: res.finished, output: res.output, pkgOutput: res.pkgOutput, leftOutWhy: map[string]int{}}
 	r.ran, r.passed, r.failed, r.skipped = res.topLevel()
+	r.examplesRan, r.examplesPassed = res.examples()
 	r.unexplained = res.unexplained(t, p.name)
 	started := map[string]bool{}
 	for _, name := range res.order {
@@ -357,6 +359,9 @@ func printReports(reports []*report) {
 		}
 		for _, name := range r.nowPassing {
 			lines = append(lines, "now passes, remove its row from DIFFERENCES.md: "+name)
+		}
+		if r.examplesRan > 0 {
+			lines = append(lines, fmt.Sprintf("examples: %d ran, %d passed", r.examplesRan, r.examplesPassed))
 		}
 		if len(r.leftOutWhy) > 0 {
 			var why []string
