@@ -12,6 +12,7 @@
 #   make lint       gofmt, go vet, staticcheck and the go mod tidy diff of every module
 #   make demo       runs examples/quickstart against the in-memory fake apiserver
 #   make e2e        only the end-to-end tests against a real etcd and kube-apiserver
+#   make upstream-tests  client-go's, apimachinery's, k8s.io/utils' and controller-runtime's own tests on this library
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -44,9 +45,9 @@ SIZES               ?= 10k,100k,1M
 BENCH_COMPARE_OUT   ?= results
 BENCH_COMPARE_FLAGS ?=
 
-.PHONY: test test-unit race bench bench-compare bench-compare-quick bench-e2e fuzz fuzz-smoke chaos soak lint fmt vet staticcheck tidy examples demo tools clean e2e-bin e2e
+.PHONY: test test-unit upstream-tests race bench bench-compare bench-compare-quick bench-e2e fuzz fuzz-smoke chaos soak lint fmt vet staticcheck tidy examples demo tools clean e2e-bin e2e
 
-test: lint race fuzz-smoke examples
+test: lint race fuzz-smoke examples upstream-tests
 
 test-unit:
 	$(GO) test -count=1 ./...
@@ -62,6 +63,16 @@ race: e2e-bin
 	  echo "== go test -race $$m"; \
 	  (cd $$m && $(GO) test -race -count=1 -timeout 20m ./...); \
 	done
+
+# The upstream projects' own tests against this library, under the race detector: client-go
+# v0.37.2's tools/cache (with synctrack and testing), apimachinery's pkg/util/wait and k8s.io/utils'
+# buffer compiled into the packages that replace them, and controller-runtime's pkg/cache envtest
+# suite with this library's informers in both pipelines. Prints per suite how many tests ran,
+# passed, failed and were left out; fails on a failure hack/upstream/DIFFERENCES.md does not list
+# (hack/upstream/README.md). UPSTREAM_FLAGS: e.g. -suites client-go/tools/cache -v.
+UPSTREAM_FLAGS ?=
+upstream-tests: e2e-bin
+	$(GO) run ./hack/upstream $(UPSTREAM_FLAGS)
 
 # Only the end-to-end tests.
 e2e: e2e-bin

@@ -15,10 +15,11 @@ import (
 //     joined with "+";
 //   - for any other handler, the package path and name of its type (non-nil
 //     pointers dereferenced), e.g. "example.com/pkg.Handler";
-//   - "%T" of the handler when neither yields anything, and "" for nil.
+//   - "%T" of the handler when neither yields anything, which is "<nil>" for
+//     nil.
 func nameForHandler(handler ResourceEventHandler) string {
 	if handler == nil {
-		return ""
+		return fmt.Sprintf("%T", handler)
 	}
 	var name string
 	switch h := handler.(type) {

@@ -16,7 +16,7 @@ func TestNameForHandler(t *testing.T) {
 		handler ResourceEventHandler
 		want    string
 	}{
-		{name: "nil", handler: nil, want: ""},
+		{name: "nil", handler: nil, want: "<nil>"},
 		{name: "struct type", handler: namedHandler{}, want: "github.com/informer-go/informer/cache.namedHandler"},
 		{name: "pointer to struct type", handler: &namedHandler{}, want: "github.com/informer-go/informer/cache.namedHandler"},
 		{name: "nil pointer", handler: (*namedHandler)(nil), want: "*cache.namedHandler"},

@@ -271,7 +271,8 @@ func newTransactionError(errs []error) *TransactionError {
 	if !slices.ContainsFunc(errs, func(err error) bool { return err != nil }) {
 		return nil
 	}
-	te := &TransactionError{TotalTransactions: len(errs)}
+	// Never nil, as in client-go, even when every write failed.
+	te := &TransactionError{TotalTransactions: len(errs), SuccessfulIndices: []int{}}
 	for i, err := range errs {
 		if err != nil {
 			te.Errors = append(te.Errors, err)

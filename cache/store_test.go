@@ -457,3 +457,18 @@ func TestStoreWithStoreMetrics(t *testing.T) {
 		t.Errorf("Resync: %v", err)
 	}
 }
+
+// TestTransactionAllFailedHasEmptySuccessfulIndices checks that a
+// transaction in which every write fails reports an empty, non-nil
+// SuccessfulIndices, as client-go's does (tests compare it with []int{}).
+func TestTransactionAllFailedHasEmptySuccessfulIndices(t *testing.T) {
+	for _, store := range []Store{NewStore(MetaNamespaceKeyFunc), NewIndexer(MetaNamespaceKeyFunc, Indexers{})} {
+		terr := store.(TransactionStore).Transaction(Transaction{nil, TransactionTypeAdd}, Transaction{struct{}{}, TransactionTypeAdd})
+		if terr == nil {
+			t.Fatal("Transaction of two unkeyable objects succeeded")
+		}
+		if terr.SuccessfulIndices == nil || len(terr.SuccessfulIndices) != 0 {
+			t.Errorf("SuccessfulIndices = %#v, want []int{}", terr.SuccessfulIndices)
+		}
+	}
+}

@@ -407,12 +407,12 @@ func storeApplyOp(t *testing.T, g storeGen, model *storeModel, sut storeUnderTes
 					positions = append(positions, i)
 				}
 			}
-			var want []int
+			want := []int{} // as client-go: empty, not nil, when none was applied
 			for _, i := range model.transaction(keyedTxns) {
 				want = append(want, positions[i])
 			}
 			terr := sut.indexer.Transaction(plain...)
-			var got []int
+			got := []int{}
 			if terr == nil {
 				for i := range plain {
 					got = append(got, i)

@@ -152,16 +152,14 @@ func poll(ctx context.Context, immediate bool, wait waitWithContextFunc, conditi
 // waitForWithContext calls condition for every tick of wait and once more
 // when wait closes its channel, until condition returns true (nil) or an
 // error; when the channel is closed and condition still does not hold, or
-// ctx is done, it returns ErrWaitTimeout. The tick source is stopped, and
-// its goroutine has exited, when waitForWithContext returns.
+// ctx is done, it returns ErrWaitTimeout. The context given to wait is
+// canceled when waitForWithContext returns, which stops [poller]'s
+// goroutine; it does not wait for the channel to close, since a tick
+// source of the caller's may never close it.
 func waitForWithContext(ctx context.Context, wait waitWithContextFunc, condition ConditionWithContextFunc) error {
 	waitCtx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	ticks := wait(waitCtx)
-	defer func() {
-		cancel()
-		for range ticks { // closed when the poller goroutine exits
-		}
-	}()
 	for {
 		select {
 		case _, open := <-ticks:

@@ -194,3 +194,34 @@ func TestLegacyPollBadArguments(t *testing.T) {
 		t.Errorf("nil context: error = %v, want errNilContext", err)
 	}
 }
+
+// TestWaitForTickSourceNeverCloses checks that the legacy poll loop returns
+// when its caller's context ends or its condition holds, even though the
+// tick source never closes its channel (a source of the caller's owns the
+// channel; only poller closes its own).
+func TestWaitForTickSourceNeverCloses(t *testing.T) {
+	ticks := make(chan struct{}) // never closed
+	source := func(context.Context) <-chan struct{} { return ticks }
+	never := func(context.Context) (bool, error) { return false, nil }
+
+	done, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := waitForWithContext(done, source, never); !errors.Is(err, ErrWaitTimeout) {
+		t.Errorf("done context: error = %v, want ErrWaitTimeout", err)
+	}
+
+	calls := 0
+	second := func(context.Context) (bool, error) { calls++; return calls == 2, nil }
+	result := make(chan error, 1)
+	go func() { result <- waitForWithContext(t.Context(), source, second) }()
+	ticks <- struct{}{}
+	ticks <- struct{}{}
+	select {
+	case err := <-result:
+		if err != nil || calls != 2 {
+			t.Errorf("condition true on the second tick: error = %v after %d calls, want nil after 2", err, calls)
+		}
+	case <-time.After(ForeverTestTimeout):
+		t.Fatal("waitForWithContext did not return after its condition held")
+	}
+}
