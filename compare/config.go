@@ -34,8 +34,17 @@ type Config struct {
 	// ResyncObjects is the size of the store the resync workload resyncs.
 	ResyncObjects int
 
-	// Kinds are the object kinds; the first is the realistic one.
+	// Kinds are the in-memory object kinds, whose sources list objects
+	// built for the run; the first is the realistic one.
 	Kinds []benchkit.Kind
+	// APIKinds are kinds of k8s.io/api (Pods, Secrets), whose sources
+	// serve their lists and updates serialized in the media type Wire and
+	// decode them on every List and every event, as a client does. Their
+	// initial syncs run at the sizes up to APIMaxSize, their reads at
+	// ReadObjects; the variant libraries run only these.
+	APIKinds   []benchkit.Kind
+	Wire       string
+	APIMaxSize int
 	// Libraries are the libraries compared; ratios are against the first.
 	Libraries []Library
 	// Filter, when not nil, selects the workloads whose name it matches.
@@ -56,8 +65,9 @@ type Config struct {
 }
 
 // DefaultConfig returns the full run: 5 rounds, initial syncs of 10k, 100k
-// and 1M realistic objects, and the other workloads at the sizes of the
-// issue that defines them.
+// and 1M realistic objects and of 10k and 100k Pods and Secrets (as
+// protobuf), and the other workloads at the sizes of the issue that
+// defines them.
 func DefaultConfig() Config {
 	return Config{
 		Rounds:          5,
@@ -74,6 +84,9 @@ func DefaultConfig() Config {
 		WriterRate:      10_000,
 		ResyncObjects:   100_000,
 		Kinds:           benchkit.Kinds,
+		APIKinds:        APIKinds,
+		Wire:            WireProtobuf,
+		APIMaxSize:      100_000,
 		Libraries:       Libraries,
 		Timeout:         10 * time.Minute,
 	}

@@ -32,11 +32,15 @@ func NameOf(i int) string { return "object-" + strconv.Itoa(i) }
 // KeyOrder returns 0..n-1 in the order of the objects' keys,
 // NamespaceOf(i)/NameOf(i): the order in which kube-apiserver lists them
 // (etcd's key order), and so the order of the items of a Kind's List.
-func KeyOrder(n int) []int {
+func KeyOrder(n int) []int { return KeyOrderOf(n, NameOf) }
+
+// KeyOrderOf is KeyOrder for objects named nameOf(i), in namespace
+// NamespaceOf(i).
+func KeyOrderOf(n int, nameOf func(i int) string) []int {
 	keys := make([]string, n)
 	order := make([]int, n)
 	for i := range order {
-		keys[i] = NamespaceOf(i) + "/" + NameOf(i)
+		keys[i] = NamespaceOf(i) + "/" + nameOf(i)
 		order[i] = i
 	}
 	slices.SortFunc(order, func(a, b int) int { return strings.Compare(keys[a], keys[b]) })
