@@ -58,22 +58,28 @@ type Library struct {
 	Name string
 	// Variant marks a library that changes what the informer keeps (a
 	// transform, a memory mode): it runs only the workloads of the kinds
-	// of k8s.io/api, where what it keeps shows.
-	Variant bool
+	// of k8s.io/api, where what it keeps shows; with SyncOnly, only their
+	// initial syncs (its reads are those of the library it varies).
+	Variant, SyncOnly bool
 	// start builds a SharedIndexInformer of example's kind on lw, with a
 	// namespace index, registers the handlers and runs it in a goroutine.
 	start func(lw listerWatcher, example runtime.Object, opts startOptions) (*running, error)
 }
 
 // runs reports whether the library runs workload w.
-func (lib Library) runs(w Workload) bool { return w.api || !lib.Variant }
+func (lib Library) runs(w Workload) bool {
+	if !lib.Variant {
+		return true
+	}
+	return w.api && (w.Section == sectionSync || !lib.SyncOnly)
+}
 
 // Libraries are the informers under comparison: client-go v0.37.2 with its
 // default feature gates (RealFIFO in atomic mode), informer-go with its
 // default DeltaFIFO pipeline, and informer-go with InOrder set (its RealFIFO
-// pipeline); then, on the kinds of k8s.io/api only, client-go and
-// informer-go with a transform that drops managedFields, what users write
-// by hand to save memory. Ratios are against the first.
+// pipeline); then, on the initial syncs of the kinds of k8s.io/api only,
+// client-go and informer-go with a transform that drops managedFields, what
+// users write by hand to save memory. Ratios are against the first.
 //
 // A memory mode of informer-go is one more variant:
 // {Name: "informer-go-<mode>", Variant: true, start: startInformerGo(options, nil)}.
@@ -81,8 +87,8 @@ var Libraries = []Library{
 	{Name: "client-go", start: startClientGo(nil)},
 	{Name: "informer-go", start: startInformerGo(informer.SharedIndexInformerOptions{}, nil)},
 	{Name: "informer-go-inorder", start: startInformerGo(informer.SharedIndexInformerOptions{InOrder: true}, nil)},
-	{Name: "client-go-stripmf", Variant: true, start: startClientGo(stripManagedFields)},
-	{Name: "informer-go-stripmf", Variant: true, start: startInformerGo(informer.SharedIndexInformerOptions{}, stripManagedFields)},
+	{Name: "client-go-stripmf", Variant: true, SyncOnly: true, start: startClientGo(stripManagedFields)},
+	{Name: "informer-go-stripmf", Variant: true, SyncOnly: true, start: startInformerGo(informer.SharedIndexInformerOptions{}, stripManagedFields)},
 }
 
 // stripManagedFields is the transform users write to keep informers from

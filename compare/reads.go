@@ -34,7 +34,8 @@ const readStride = 7919
 
 // readsWorkload measures the reads of an informer's store synced with
 // cfg.ReadObjects objects of in, alone and while a writer sends
-// cfg.WriterRate watch updates per second: time per call of Get,
+// cfg.WriterRate watch updates per second (cfg.APIWriterRate for an API
+// kind, with cfg.APIGetOps calls of Get and GetByKey): time per call of Get,
 // GetByKey, List and ByIndex on the namespace index (which returns
 // 1/benchkit.Namespaces of the objects), and allocations per call alone.
 func readsWorkload(cfg Config, in input) Workload {
@@ -61,6 +62,10 @@ type readOp struct {
 
 func runReads(cfg Config, lib Library, in input, span func() func()) (sample, error) {
 	n := cfg.ReadObjects
+	getOps, writerRate := cfg.GetOps, cfg.WriterRate
+	if in.wire != nil {
+		getOps, writerRate = cfg.APIGetOps, cfg.APIWriterRate
+	}
 	ups, err := in.updates(min(cfg.WatchObjects, n))
 	if err != nil {
 		return nil, err
@@ -80,11 +85,11 @@ func runReads(cfg Config, lib Library, in input, span func() func()) (sample, er
 		return nil, fmt.Errorf("the store holds %d objects, want %d", len(items), n)
 	}
 	ops := []readOp{
-		{id: "get", ops: cfg.GetOps, unit: time.Nanosecond, call: func(k int) error {
+		{id: "get", ops: getOps, unit: time.Nanosecond, call: func(k int) error {
 			_, ok, err := ix.Get(items[k*readStride%n])
 			return found(ok, err)
 		}},
-		{id: "getbykey", ops: cfg.GetOps, unit: time.Nanosecond, call: func(k int) error {
+		{id: "getbykey", ops: getOps, unit: time.Nanosecond, call: func(k int) error {
 			_, ok, err := ix.GetByKey(keys[k*readStride%n])
 			return found(ok, err)
 		}},
@@ -117,7 +122,7 @@ func runReads(cfg Config, lib Library, in input, span func() func()) (sample, er
 	ctx, cancel := context.WithCancel(context.Background())
 	var writer sync.WaitGroup
 	writer.Go(func() { // exits on ctx.Done(); waited for below
-		w := &benchkit.Sender{Events: s.src.Events, Updates: ups, Rate: cfg.WriterRate}
+		w := &benchkit.Sender{Events: s.src.Events, Updates: ups, Rate: writerRate}
 		w.Send(ctx, int(^uint(0)>>1))
 	})
 	defer func() {

@@ -19,6 +19,7 @@ func tinyConfig() Config {
 	cfg.WatchObjects, cfg.WatchUpdates = 200, 2000
 	cfg.PacedEvents = 200
 	cfg.ReadObjects, cfg.GetOps, cfg.ListOps, cfg.ByIndexOps = 1000, 1000, 2, 100
+	cfg.APIGetOps = 1000
 	cfg.ResyncObjects = 200
 	cfg.Timeout = time.Minute
 	return cfg
