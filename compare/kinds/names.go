@@ -1,11 +1,10 @@
 package kinds
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
-
-	"k8s.io/apimachinery/pkg/types"
 )
 
 // suffixAlphabet is the alphabet of the random suffixes of generated names
@@ -49,33 +48,14 @@ func mix(v uint64) uint64 {
 	return v ^ v>>31
 }
 
-// uid returns a UUID-shaped uid, unique per (space, i).
-func uid(space, i int) types.UID {
-	b := []byte("00000000-0000-4000-8000-000000000000")
-	putHex(b[:8], uint64(space))
-	putHex(b[9:13], mix(uint64(i))>>48)
-	putHex(b[24:], uint64(i))
-	return types.UID(b)
-}
-
 // hexOf returns n hexadecimal digits derived from (space, i), like a
 // sha256 sum or a container id.
 func hexOf(space, i, n int) string {
-	b := make([]byte, n)
-	for k := 0; k < n; k += 16 {
-		putHex(b[k:min(k+16, n)], mix(uint64(space)<<40^uint64(i)<<8^uint64(k)))
+	b := make([]byte, 0, n+16)
+	for k := 0; len(b) < n; k++ {
+		b = fmt.Appendf(b, "%016x", mix(uint64(space)<<40^uint64(i)<<8^uint64(k)))
 	}
-	return string(b)
-}
-
-// putHex writes the low digits of v in hexadecimal into dst, zero-padded
-// on the left.
-func putHex(dst []byte, v uint64) {
-	const digits = "0123456789abcdef"
-	for k := len(dst) - 1; k >= 0; k-- {
-		dst[k] = digits[v&15]
-		v >>= 4
-	}
+	return string(b[:n])
 }
 
 // ip returns the IPv4 address base.x.y.z that is the n-th after base.0.0.0

@@ -109,7 +109,7 @@ func podFor(i int, d deployment) *corev1.Pod {
 			Name:              PodName(i),
 			GenerateName:      d.rs + "-",
 			Namespace:         ns,
-			UID:               uid(10, i),
+			UID:               benchkit.UID(10, i),
 			Generation:        1,
 			CreationTimestamp: metav1.NewTime(created),
 			Labels: map[string]string{
@@ -131,7 +131,7 @@ func podFor(i int, d deployment) *corev1.Pod {
 				APIVersion:         "apps/v1",
 				Kind:               "ReplicaSet",
 				Name:               d.rs,
-				UID:                uid(11, d.index),
+				UID:                benchkit.UID(11, d.index),
 				Controller:         ptr.To(true),
 				BlockOwnerDeletion: ptr.To(true),
 			}},

@@ -64,7 +64,7 @@ func secretFor(i int) *corev1.Secret {
 		ObjectMeta: metav1.ObjectMeta{
 			Name:              name,
 			Namespace:         ns,
-			UID:               uid(30, i),
+			UID:               benchkit.UID(30, i),
 			CreationTimestamp: created,
 			Labels: map[string]string{
 				"controller.cert-manager.io/fao": "true",

@@ -2,15 +2,18 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	clientgocache "k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 
 	"github.com/informer-go/informer/cache"
 	"github.com/informer-go/informer/internal/benchkit"
@@ -80,6 +83,46 @@ func startInformerGo(inOrder bool, transform cache.TransformFunc) func(context.C
 		}
 		go inf.RunWithContext(ctx) // exits on ctx.Done(); the caller waits for the watch to end
 		return inf.HasSyncedChecker().Done(), nil
+	}
+}
+
+// syncWith starts an informer of lib of example's kind on lw, with a
+// handler that expects n objects, and waits until the informer's HasSynced
+// and until the handler has every object. It returns the times from the
+// start until each, and stop, which stops the informer and waits until its
+// watches ended.
+func syncWith(lib library, lw *countingListWatch, example kruntime.Object, n int) (synced, handled time.Duration, stop func(), err error) {
+	h := benchkit.NewLatencyHandler(nil, 0)
+	h.Expect(int64(n))
+	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), klog.Logger{}))
+	stop = func() {
+		cancel()
+		lw.waitWatchesEnded()
+	}
+	began := time.Now()
+	syncedCh, err := lib.start(ctx, lw, example, h)
+	if err != nil {
+		stop()
+		return 0, 0, nil, err
+	}
+	synced, handled, ok := benchkit.TimeBoth(began, syncedCh, h.Reached(), time.After(syncTimeout))
+	if !ok {
+		stop()
+		return 0, 0, nil, fmt.Errorf("not synced after %v: handler at %d of %d objects", syncTimeout, h.Calls(), n)
+	}
+	return synced, handled, stop, nil
+}
+
+// newCountingListWatch returns a countingListWatch of listFunc and
+// watchFunc, the methods of a typed client; listOnly makes both libraries
+// use plain lists.
+func newCountingListWatch[L kruntime.Object](listFunc func(context.Context, metav1.ListOptions) (L, error), watchFunc func(context.Context, metav1.ListOptions) (watch.Interface, error), listOnly bool) *countingListWatch {
+	return &countingListWatch{
+		list: func(ctx context.Context, opts metav1.ListOptions) (kruntime.Object, error) {
+			return listFunc(ctx, opts)
+		},
+		watch:    watchFunc,
+		listOnly: listOnly,
 	}
 }
 

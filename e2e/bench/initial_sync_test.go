@@ -9,9 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/klog/v2"
 
 	"github.com/informer-go/informer/internal/benchkit"
 )
@@ -67,29 +65,12 @@ func BenchmarkInitialSync(b *testing.B) {
 func syncOnce(client kubernetes.Interface, ns string, lib library, streaming bool) (synced, handled time.Duration, err error) {
 	runtime.GC()
 	cms := client.CoreV1().ConfigMaps(ns)
-	lw := &countingListWatch{
-		list: func(ctx context.Context, opts metav1.ListOptions) (kruntime.Object, error) {
-			return cms.List(ctx, opts)
-		},
-		watch:    cms.Watch,
-		listOnly: !streaming,
-	}
-	h := benchkit.NewLatencyHandler(nil, 0)
-	h.Expect(configMaps)
-	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), klog.Logger{}))
-	defer func() {
-		cancel()
-		lw.waitWatchesEnded()
-	}()
-	began := time.Now()
-	syncedCh, err := lib.start(ctx, lw, &corev1.ConfigMap{}, h)
+	lw := newCountingListWatch(cms.List, cms.Watch, !streaming)
+	synced, handled, stop, err := syncWith(lib, lw, &corev1.ConfigMap{}, configMaps)
 	if err != nil {
 		return 0, 0, err
 	}
-	synced, handled, ok := benchkit.TimeBoth(began, syncedCh, h.Reached(), time.After(syncTimeout))
-	if !ok {
-		return 0, 0, fmt.Errorf("not synced after %v: handler at %d of %d ConfigMaps", syncTimeout, h.Calls(), configMaps)
-	}
+	defer stop()
 	lists, streams := lw.lists.Load(), lw.streams.Load()
 	if streaming && (lists != 0 || streams != 1) || !streaming && (lists != 1 || streams != 0) {
 		return 0, 0, fmt.Errorf("%d lists and %d streaming lists, want %s", lists, streams, map[bool]string{true: "one streaming list", false: "one list"}[streaming])

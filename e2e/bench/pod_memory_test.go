@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/klog/v2"
 
 	"github.com/informer-go/informer/compare/kinds"
 	"github.com/informer-go/informer/internal/benchkit"
@@ -73,28 +72,13 @@ func BenchmarkPodMemory(b *testing.B) {
 // time of a full garbage collection of it.
 func syncPodsOnce(client kubernetes.Interface, ns string, lib library) ([]metric, error) {
 	ps := client.CoreV1().Pods(ns)
-	lw := &countingListWatch{
-		list:     func(ctx context.Context, opts metav1.ListOptions) (kruntime.Object, error) { return ps.List(ctx, opts) },
-		watch:    ps.Watch,
-		listOnly: true,
-	}
-	h := benchkit.NewLatencyHandler(nil, 0)
-	h.Expect(pods)
-	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), klog.Logger{}))
-	defer func() {
-		cancel()
-		lw.waitWatchesEnded()
-	}()
+	lw := newCountingListWatch(ps.List, ps.Watch, true)
 	before := benchkit.LiveHeap()
-	began := time.Now()
-	syncedCh, err := lib.start(ctx, lw, &corev1.Pod{}, h)
+	synced, _, stop, err := syncWith(lib, lw, &corev1.Pod{}, pods)
 	if err != nil {
 		return nil, err
 	}
-	synced, _, ok := benchkit.TimeBoth(began, syncedCh, h.Reached(), time.After(syncTimeout))
-	if !ok {
-		return nil, fmt.Errorf("not synced after %v: handler at %d of %d Pods", syncTimeout, h.Calls(), pods)
-	}
+	defer stop()
 	after := benchkit.LiveHeap()
 	gc := benchkit.FullGCCPU(gcRuns)
 	if lists := lw.lists.Load(); lists != 1 {

@@ -72,7 +72,7 @@ func fillObject(obj *Object, i, rv int) {
 		ObjectMeta: metav1.ObjectMeta{
 			Name:              NameOf(i),
 			Namespace:         NamespaceOf(i),
-			UID:               uid(0, i),
+			UID:               UID(0, i),
 			ResourceVersion:   strconv.Itoa(rv),
 			CreationTimestamp: metav1.NewTime(created.Add(time.Duration(i) * time.Second)),
 			Labels: map[string]string{
@@ -90,7 +90,7 @@ func fillObject(obj *Object, i, rv int) {
 				APIVersion:         "apps/v1",
 				Kind:               "Deployment",
 				Name:               app,
-				UID:                uid(1, i%50),
+				UID:                UID(1, i%50),
 				Controller:         ptr.To(true),
 				BlockOwnerDeletion: ptr.To(true),
 			}},
@@ -99,8 +99,8 @@ func fillObject(obj *Object, i, rv int) {
 	}
 }
 
-// uid returns a UUID-shaped uid, unique per (space, i).
-func uid(space, i int) types.UID {
+// UID returns a UUID-shaped uid, unique per (space, i) for i < 2^48.
+func UID(space, i int) types.UID {
 	b := []byte("00000000-0000-4000-8000-000000000000")
 	putHex(b[:8], uint64(space))
 	putHex(b[24:], uint64(i))
@@ -176,20 +176,21 @@ type Kind struct {
 	Updates func(n, count int) []runtime.Object
 }
 
-// kindOf returns the Kind of objects of type T, which fill makes object i
-// at a resource version, in lists of type L, which list builds from items
-// and items takes apart.
-func kindOf[T any, P interface {
+// KindOf returns the Kind of objects of type T named nameOf(i) in
+// namespace NamespaceOf(i), which fill makes object i at a resource
+// version, in lists of type L, which list builds from items and items takes
+// apart.
+func KindOf[T any, P interface {
 	*T
 	runtime.Object
 	metav1.Object
-}, L runtime.Object](name string, fill func(obj P, i, rv int), list func(rv string, items []T) L, items func(L) []T) Kind {
+}, L runtime.Object](name string, nameOf func(i int) string, fill func(obj P, i, rv int), list func(rv string, items []T) L, items func(L) []T) Kind {
 	return Kind{
 		Name:    name,
 		Example: func() runtime.Object { return P(new(T)) },
 		List: func(n int) runtime.Object {
 			objs := make([]T, n)
-			for j, i := range KeyOrder(n) {
+			for j, i := range KeyOrderOf(n, nameOf) {
 				fill(P(&objs[j]), i, i+1)
 			}
 			return list(strconv.Itoa(n), objs)
@@ -216,7 +217,7 @@ func kindOf[T any, P interface {
 }
 
 // Realistic is the kind of [Object].
-var Realistic = kindOf("realistic", fillObject,
+var Realistic = KindOf("realistic", NameOf, fillObject,
 	func(rv string, items []Object) *ObjectList {
 		return &ObjectList{ListMeta: metav1.ListMeta{ResourceVersion: rv}, Items: items}
 	},
@@ -224,7 +225,7 @@ var Realistic = kindOf("realistic", fillObject,
 
 // Metadata is the tiny kind, [metav1.PartialObjectMetadata] with only a
 // namespace, a name and a resource version.
-var Metadata = kindOf("metadata", fillMetadata,
+var Metadata = KindOf("metadata", NameOf, fillMetadata,
 	func(rv string, items []metav1.PartialObjectMetadata) *metav1.PartialObjectMetadataList {
 		return &metav1.PartialObjectMetadataList{ListMeta: metav1.ListMeta{ResourceVersion: rv}, Items: items}
 	},
