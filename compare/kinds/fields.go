@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // listKeys are the key fields of the associative lists of the objects of
@@ -126,12 +128,12 @@ type placeholders struct {
 }
 
 // replace returns the set with the placeholders replaced by values.
-func (p placeholders) replace(values ...string) []byte {
+func (p placeholders) replace(values ...string) *metav1.FieldsV1 {
 	pairs := make([]string, 0, 2*len(values))
 	for k, v := range values {
 		pairs = append(pairs, p.names[k], v)
 	}
-	return []byte(strings.NewReplacer(pairs...).Replace(p.proto))
+	return metav1.NewFieldsV1(strings.NewReplacer(pairs...).Replace(p.proto))
 }
 
 // check reports whether every placeholder occurs in the set.

@@ -2,6 +2,7 @@ package kinds
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -80,12 +81,12 @@ func checkManagedFields(t *testing.T, entries []metav1.ManagedFieldsEntry, want 
 			continue
 		}
 		var set fieldpath.Set
-		if err := set.FromJSON(bytes.NewReader(e.FieldsV1.Raw)); err != nil {
+		if err := set.FromJSON(e.FieldsV1.GetRawReader()); err != nil {
 			t.Errorf("%s: the field set does not parse: %v", e.Manager, err)
 		}
 		for _, s := range contains {
-			if !bytes.Contains(e.FieldsV1.Raw, []byte(s)) {
-				t.Errorf("%s: the field set lacks %s:\n%s", e.Manager, s, e.FieldsV1.Raw)
+			if !strings.Contains(e.FieldsV1.GetRawString(), s) {
+				t.Errorf("%s: the field set lacks %s:\n%s", e.Manager, s, e.FieldsV1.GetRawString())
 			}
 		}
 	}

@@ -320,12 +320,12 @@ func podManagedFields(pod *corev1.Pod, i int) []metav1.ManagedFieldsEntry {
 		{
 			Manager: "kube-controller-manager", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1",
 			Time: &created, FieldsType: "FieldsV1",
-			FieldsV1: &metav1.FieldsV1{Raw: sets[0].replace(string(pod.OwnerReferences[0].UID), pod.Spec.Volumes[len(pod.Spec.Volumes)-1].Name)},
+			FieldsV1: sets[0].replace(string(pod.OwnerReferences[0].UID), pod.Spec.Volumes[len(pod.Spec.Volumes)-1].Name),
 		},
 		{
 			Manager: "kubelet", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1",
 			Time: ptr.To(pod.Status.Conditions[2].LastTransitionTime), FieldsType: "FieldsV1",
-			FieldsV1:    &metav1.FieldsV1{Raw: sets[1].replace(pod.Status.PodIP, pod.Status.HostIP)},
+			FieldsV1:    sets[1].replace(pod.Status.PodIP, pod.Status.HostIP),
 			Subresource: "status",
 		},
 	}

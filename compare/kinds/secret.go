@@ -4,7 +4,6 @@ import (
 	"encoding/pem"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -39,11 +38,11 @@ func NewSecret(i, rv int) *corev1.Secret {
 	s.ManagedFields = []metav1.ManagedFieldsEntry{
 		{
 			Manager: "cert-manager-certificates-key-manager", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "v1",
-			Time: &s.CreationTimestamp, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: slices.Clone(sets[1])},
+			Time: &s.CreationTimestamp, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(sets[1]),
 		},
 		{
 			Manager: "cert-manager-certificates-issuing", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "v1",
-			Time: ptr.To(metav1.NewTime(s.CreationTimestamp.Add(3 * time.Second))), FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: slices.Clone(sets[0])},
+			Time: ptr.To(metav1.NewTime(s.CreationTimestamp.Add(3 * time.Second))), FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(sets[0]),
 		},
 	}
 	return s
@@ -103,7 +102,7 @@ func pemOf(typ string, space, i, size int) []byte {
 
 // secretFieldSets are the managed-fields sets of the two managers of every
 // Secret, which set the same fields of every Secret.
-var secretFieldSets = sync.OnceValue(func() [2][]byte {
+var secretFieldSets = sync.OnceValue(func() [2]string {
 	s := secretFor(0)
 	issuing, err := fieldsV1(map[string]any{
 		"metadata": map[string]any{"annotations": s.Annotations, "labels": s.Labels},
@@ -120,5 +119,5 @@ var secretFieldSets = sync.OnceValue(func() [2][]byte {
 	if err != nil {
 		panic(fmt.Sprintf("managed fields of a Secret: %v", err))
 	}
-	return [2][]byte{issuing, keyManager}
+	return [2]string{string(issuing), string(keyManager)}
 })
