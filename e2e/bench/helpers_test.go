@@ -21,10 +21,11 @@ import (
 
 // library is one informer implementation: start builds an informer of
 // example's kind on lw with a namespace index, registers h, runs it until
-// ctx ends, and returns its HasSynced channel.
+// ctx ends, and returns its HasSynced channel and a channel closed once its
+// Run returned (and with it every goroutine of the informer).
 type library struct {
 	name  string
-	start func(ctx context.Context, lw *countingListWatch, example kruntime.Object, h *benchkit.LatencyHandler) (<-chan struct{}, error)
+	start func(ctx context.Context, lw *countingListWatch, example kruntime.Object, h *benchkit.LatencyHandler) (synced, done <-chan struct{}, err error)
 }
 
 // libraries are client-go and this library in both pipelines.
@@ -49,61 +50,72 @@ func stripManagedFields(obj any) (any, error) {
 	return obj, nil
 }
 
-func startClientGo(transform clientgocache.TransformFunc) func(context.Context, *countingListWatch, kruntime.Object, *benchkit.LatencyHandler) (<-chan struct{}, error) {
-	return func(ctx context.Context, lw *countingListWatch, example kruntime.Object, h *benchkit.LatencyHandler) (<-chan struct{}, error) {
+func startClientGo(transform clientgocache.TransformFunc) func(context.Context, *countingListWatch, kruntime.Object, *benchkit.LatencyHandler) (synced, done <-chan struct{}, err error) {
+	return func(ctx context.Context, lw *countingListWatch, example kruntime.Object, h *benchkit.LatencyHandler) (synced, done <-chan struct{}, err error) {
 		inf := clientgocache.NewSharedIndexInformerWithOptions(lw.forLibrary(), example, clientgocache.SharedIndexInformerOptions{
 			Indexers: clientgocache.Indexers{clientgocache.NamespaceIndex: clientgocache.MetaNamespaceIndexFunc},
 		})
 		if transform != nil {
 			if err := inf.SetTransform(transform); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		if _, err := inf.AddEventHandler(h); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		go inf.RunWithContext(ctx) // exits on ctx.Done(); the caller waits for the watch to end
-		return inf.HasSyncedChecker().Done(), nil
+		return inf.HasSyncedChecker().Done(), runUntilDone(ctx, inf.RunWithContext), nil
 	}
 }
 
-func startInformerGo(inOrder bool, transform cache.TransformFunc) func(context.Context, *countingListWatch, kruntime.Object, *benchkit.LatencyHandler) (<-chan struct{}, error) {
-	return func(ctx context.Context, lw *countingListWatch, example kruntime.Object, h *benchkit.LatencyHandler) (<-chan struct{}, error) {
+func startInformerGo(inOrder bool, transform cache.TransformFunc) func(context.Context, *countingListWatch, kruntime.Object, *benchkit.LatencyHandler) (synced, done <-chan struct{}, err error) {
+	return func(ctx context.Context, lw *countingListWatch, example kruntime.Object, h *benchkit.LatencyHandler) (synced, done <-chan struct{}, err error) {
 		inf := cache.NewSharedIndexInformerWithOptions(lw.forLibrary(), example, cache.SharedIndexInformerOptions{
 			Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
 			InOrder:  inOrder,
 		})
 		if transform != nil {
 			if err := inf.SetTransform(transform); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		if _, err := inf.AddEventHandler(h); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		go inf.RunWithContext(ctx) // exits on ctx.Done(); the caller waits for the watch to end
-		return inf.HasSyncedChecker().Done(), nil
+		return inf.HasSyncedChecker().Done(), runUntilDone(ctx, inf.RunWithContext), nil
 	}
+}
+
+// runUntilDone runs run(ctx) in a goroutine and returns a channel closed
+// once it returned.
+func runUntilDone(ctx context.Context, run func(context.Context)) <-chan struct{} {
+	done := make(chan struct{})
+	go func() { // exits on ctx.Done(); the caller waits on done
+		defer close(done)
+		run(ctx)
+	}()
+	return done
 }
 
 // syncWith starts an informer of lib of example's kind on lw, with a
 // handler that expects n objects, and waits until the informer's HasSynced
 // and until the handler has every object. It returns the times from the
 // start until each, and stop, which stops the informer and waits until its
-// watches ended.
+// Run returned and its watches ended: until then the informer holds its
+// objects.
 func syncWith(lib library, lw *countingListWatch, example kruntime.Object, n int) (synced, handled time.Duration, stop func(), err error) {
 	h := benchkit.NewLatencyHandler(nil, 0)
 	h.Expect(int64(n))
 	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), klog.Logger{}))
+	began := time.Now()
+	syncedCh, done, err := lib.start(ctx, lw, example, h)
+	if err != nil {
+		cancel()
+		return 0, 0, nil, err
+	}
 	stop = func() {
 		cancel()
+		<-done
 		lw.waitWatchesEnded()
-	}
-	began := time.Now()
-	syncedCh, err := lib.start(ctx, lw, example, h)
-	if err != nil {
-		stop()
-		return 0, 0, nil, err
 	}
 	synced, handled, ok := benchkit.TimeBoth(began, syncedCh, h.Reached(), time.After(syncTimeout))
 	if !ok {
