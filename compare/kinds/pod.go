@@ -48,6 +48,7 @@ var apps = []app{
 // deployment is one Deployment: its app, its name and its ReplicaSet's.
 type deployment struct {
 	app
+	appIndex       int // in apps
 	name, rs, hash string
 	index          int // among all Deployments
 }
@@ -59,7 +60,7 @@ func deploymentOf(i int) deployment {
 	index := i%benchkit.Namespaces*DeploymentsPerNamespace + d
 	name := a.name + "-" + strconv.Itoa(d/len(apps))
 	hash := templateHash(index)
-	return deployment{app: a, name: name, rs: name + "-" + hash, hash: hash, index: index}
+	return deployment{app: a, appIndex: d % len(apps), name: name, rs: name + "-" + hash, hash: hash, index: index}
 }
 
 // PodName returns the name of Pod i, "<deployment>-<hash>-<suffix>" as a
@@ -241,7 +242,7 @@ func podFor(i int, d deployment) *corev1.Pod {
 			PodIPs:             []corev1.PodIP{{IP: podIP}},
 			StartTime:          &started,
 			ContainerStatuses: []corev1.ContainerStatus{
-				runningStatus(d.app.name, image, "registry.example.com/"+d.team+"/"+d.app.name+"@sha256:"+hexOf(21, d.index, 64), hexOf(22, 2*i, 64), started, "/etc/"+d.app.name, tokenVolume),
+				runningStatus(d.app.name, image, "registry.example.com/"+d.team+"/"+d.app.name+"@sha256:"+hexOf(21, d.appIndex, 64), hexOf(22, 2*i, 64), started, "/etc/"+d.app.name, tokenVolume),
 				runningStatus("log-shipper", sidecarImage, "registry.example.com/observability/log-shipper@sha256:"+hexOf(23, 0, 64), hexOf(22, 2*i+1, 64), started, "/fluent-bit/etc", tokenVolume),
 			},
 			QOSClass: corev1.PodQOSBurstable,
