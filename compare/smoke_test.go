@@ -14,8 +14,8 @@ import (
 	"github.com/informer-go/informer/internal/benchkit"
 )
 
-// stateHandler mirrors the objects it is told about: name → resource
-// version. It is safe for concurrent use.
+// stateHandler mirrors the objects it is told about: namespace/name →
+// resource version. It is safe for concurrent use.
 type stateHandler struct {
 	mu      sync.Mutex
 	objects map[string]string // guarded by mu
@@ -28,11 +28,12 @@ func newStateHandler() *stateHandler {
 
 func (h *stateHandler) set(obj any, present bool) {
 	m := obj.(metav1.Object)
+	key := keyOf(m)
 	h.mu.Lock()
 	if present {
-		h.objects[m.GetName()] = m.GetResourceVersion()
+		h.objects[key] = m.GetResourceVersion()
 	} else {
-		delete(h.objects, m.GetName())
+		delete(h.objects, key)
 	}
 	h.mu.Unlock()
 	select {
@@ -40,6 +41,8 @@ func (h *stateHandler) set(obj any, present bool) {
 	default:
 	}
 }
+
+func keyOf(m metav1.Object) string { return m.GetNamespace() + "/" + m.GetName() }
 
 func (h *stateHandler) OnAdd(obj any, _ bool)  { h.set(obj, true) }
 func (h *stateHandler) OnUpdate(_, newObj any) { h.set(newObj, true) }
@@ -66,8 +69,9 @@ func (h *stateHandler) waitFor(want map[string]string, deadline <-chan time.Time
 	}
 }
 
-// TestSmoke runs every library on a small script of realistic objects and
-// of Pods served as protobuf (an initial list of 1,000 objects, then 2,000
+// TestSmoke runs every library on a small script of realistic objects, of
+// Pods served as protobuf and of Secrets served as JSON (an initial list of
+// 1,000 objects, then 2,000
 // updates, 50 deletes and 50 adds over watch, to 2 handlers) and checks
 // that every handler ends with the final state of every object: the
 // libraries compared do the same work, and a source that decodes hands
@@ -84,12 +88,20 @@ func TestSmoke(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, in := range []input{memoryInput(benchkit.Realistic, updatesCache{}), wireInput(Pods, pb)} {
-		t.Run("kind="+in.kind.Name, func(t *testing.T) {
+	js, err := newWire(WireJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []input{memoryInput(benchkit.Realistic, updatesCache{}), wireInput(Pods, pb), wireInput(Secrets, js)} {
+		name := "kind=" + in.kind.Name
+		if in.wire != nil {
+			name += "/wire=" + in.wire.mediaType
+		}
+		t.Run(name, func(t *testing.T) {
 			want := map[string]string{}
 			for _, obj := range in.kind.Items(in.kind.List(listed)) {
 				m := obj.(metav1.Object)
-				want[m.GetName()] = m.GetResourceVersion()
+				want[keyOf(m)] = m.GetResourceVersion()
 			}
 			// Updates cycle over the listed objects; those past listed+updated
 			// over more objects are the deletes (of objects 0 to deleted-1) and
@@ -106,9 +118,9 @@ func TestSmoke(t *testing.T) {
 				for _, obj := range e.objects {
 					m := obj.(metav1.Object)
 					if e.typ == watch.Deleted {
-						delete(want, m.GetName())
+						delete(want, keyOf(m))
 					} else {
-						want[m.GetName()] = m.GetResourceVersion()
+						want[keyOf(m)] = m.GetResourceVersion()
 					}
 					if in.wire != nil {
 						if obj, err = in.wire.encoded(obj); err != nil {
