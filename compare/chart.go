@@ -14,23 +14,26 @@ const (
 	chartLabelW  = 320 // the labels' column
 	chartPlotX   = chartLabelW + 20
 	chartPlotW   = chartWidth - chartPlotX - 50
-	chartTop     = 78 // below the title and the legend
+	chartLegendY = 50 // the top of the legend's first line
+	chartLegendH = 18 // a line of the legend
 	chartRowH    = 30
 	chartBarH    = 10
 	chartBottomH = 46 // the axis and its caption
 )
 
 // barColors are the colours of the compared libraries' bars, in order.
-var barColors = []string{"#1f6fb4", "#e5801c", "#2ca02c", "#9467bd"}
+var barColors = []string{"#1f6fb4", "#e5801c", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#17becf"}
 
 // WriteSVG draws the headline ratios as an SVG bar chart: one row per
-// headline, one bar per compared library, on a logarithmic axis centred on
-// 1 (parity with the first library).
+// headline, one bar per compared library that measured it (a row is as tall
+// as its bars need), on a logarithmic axis centred on 1 (parity with the
+// first library).
 func (r *Results) WriteSVG(w io.Writer) error {
 	libs := r.Config.Libraries[1:]
 	type row struct {
 		label  string
 		ratios []float64 // 0 when not measured
+		y, h   int       // top and height
 	}
 	var rows []row
 	lo, hi := 0.5, 2.0
@@ -54,19 +57,28 @@ func (r *Results) WriteSVG(w io.Writer) error {
 	x := func(v float64) float64 {
 		return chartPlotX + (math.Log2(v)-math.Log2(lo))/(math.Log2(hi)-math.Log2(lo))*chartPlotW
 	}
-	height := chartTop + len(rows)*chartRowH + chartBottomH
+	legend, legendLines := chartLegend(libs)
+	chartTop := chartLegendY + legendLines*chartLegendH + 10
+	plotBottom := chartTop
+	for i := range rows {
+		bars := 0
+		for _, v := range rows[i].ratios {
+			if v != 0 {
+				bars++
+			}
+		}
+		rows[i].y, rows[i].h = plotBottom, max(chartRowH, 8+bars*(chartBarH+2))
+		plotBottom += rows[i].h
+	}
+	height := plotBottom + chartBottomH
 
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", chartWidth, height, chartWidth, height)
 	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
-	title := fmt.Sprintf("informer-go / %s, realistic objects: median of %d rounds (below 1: informer-go is better)", r.Config.Libraries[0].Name, r.Config.Rounds)
+	title := fmt.Sprintf("informer-go / %s: median of %d rounds (below 1: informer-go is better)", r.Config.Libraries[0].Name, r.Config.Rounds)
 	fmt.Fprintf(&b, `<text x="10" y="20" font-size="14" font-weight="bold">%s</text>`+"\n", escape(title))
 	fmt.Fprintf(&b, `<text x="10" y="38" fill="#555">%s</text>`+"\n", escape(r.Machine.String()+"; "+r.Machine.ShortLoad()))
-	for i, lib := range libs {
-		lx := chartPlotX + i*200
-		fmt.Fprintf(&b, `<rect x="%d" y="50" width="14" height="10" fill="%s"/><text x="%d" y="59">%s</text>`+"\n", lx, barColors[i%len(barColors)], lx+20, escape(lib.Name))
-	}
-	plotBottom := chartTop + len(rows)*chartRowH
+	b.WriteString(legend)
 	for t := lo; t <= hi*1.0001; t *= 2 {
 		tx := x(t)
 		stroke, width := "#ddd", 1
@@ -78,14 +90,15 @@ func (r *Results) WriteSVG(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="end" fill="#555">← informer-go better</text>`+"\n", x(1)-8, plotBottom+34)
 	fmt.Fprintf(&b, `<text x="%.1f" y="%d" fill="#555">client-go better →</text>`+"\n", x(1)+8, plotBottom+34)
-	for i, rw := range rows {
-		y := chartTop + i*chartRowH
-		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", chartLabelW, y+chartRowH/2+4, escape(rw.label))
+	for _, rw := range rows {
+		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", chartLabelW, rw.y+rw.h/2+4, escape(rw.label))
+		bar := 0
 		for j, v := range rw.ratios {
 			if v == 0 {
 				continue
 			}
-			by := y + 4 + j*(chartBarH+2)
+			by := rw.y + 4 + bar*(chartBarH+2)
+			bar++
 			x0, x1 := x(1), x(v)
 			left := math.Min(x0, x1)
 			fmt.Fprintf(&b, `<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s"/>`+"\n", left, by, math.Max(math.Abs(x1-x0), 1), chartBarH, barColors[j%len(barColors)])
@@ -99,6 +112,23 @@ func (r *Results) WriteSVG(w io.Writer) error {
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// chartLegend returns the legend of the libraries' colours, laid out from
+// the plot's left edge in lines that fit the chart, and its number of lines.
+func chartLegend(libs []Library) (string, int) {
+	var b strings.Builder
+	x, line := chartPlotX, 0
+	for i, lib := range libs {
+		w := 40 + 7*len(lib.Name) // the box, its gap and the name at about 7 pixels a character
+		if x > chartPlotX && x+w > chartWidth {
+			x, line = chartPlotX, line+1
+		}
+		y := chartLegendY + line*chartLegendH
+		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="14" height="10" fill="%s"/><text x="%d" y="%d">%s</text>`+"\n", x, y, barColors[i%len(barColors)], x+20, y+9, escape(lib.Name))
+		x += w
+	}
+	return b.String(), line + 1
 }
 
 // formatRatioTick writes an axis tick: 0.25, 0.5, 1, 2, 4.

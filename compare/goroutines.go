@@ -18,24 +18,24 @@ const goroutineHandlers = 16
 // goroutinesWorkload counts the goroutines of a synced informer with one
 // handler and with goroutineHandlers handlers (including the one that runs
 // Run), and derives the goroutines per handler and per informer.
-func goroutinesWorkload(cfg Config, kind benchkit.Kind) Workload {
+func goroutinesWorkload(cfg Config, in input) Workload {
 	return Workload{
-		Name:    "goroutines/" + kind.Name,
+		Name:    "goroutines/" + in.kind.Name,
 		Section: sectionGoroutines,
 		Row:     "synced informer",
 		Metrics: goroutineMetrics,
-		run:     func(lib Library, _ func() func()) (sample, error) { return runGoroutines(cfg, lib, kind) },
+		run:     func(lib Library, _ func() func()) (sample, error) { return runGoroutines(cfg, lib, in) },
 	}
 }
 
-func runGoroutines(cfg Config, lib Library, kind benchkit.Kind) (sample, error) {
+func runGoroutines(cfg Config, lib Library, in input) (sample, error) {
 	base := settledGoroutines()
 	count := func(handlers int) (int, error) {
 		opts := startOptions{}
 		for range handlers {
 			opts.handlers = append(opts.handlers, benchkit.NewLatencyHandler(nil, 0))
 		}
-		s, err := startSynced(cfg, lib, kind, 10, opts)
+		s, err := startSynced(cfg, lib, in, 10, opts)
 		if err != nil {
 			return 0, err
 		}

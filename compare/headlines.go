@@ -9,8 +9,8 @@ type headline struct {
 	metric   string
 }
 
-// headlines returns the headlines of cfg's workloads, all of them on
-// realistic objects.
+// headlines returns the headlines of cfg's workloads: on realistic objects,
+// then the memory of the API kinds at their largest size.
 func (cfg Config) headlines() []headline {
 	kind := cfg.Kinds[0].Name
 	var hs []headline
@@ -42,6 +42,17 @@ func (cfg Config) headlines() []headline {
 	reads := fmt.Sprintf("reads/%s/%s", kind, sizeName(cfg.ReadObjects))
 	for _, op := range []struct{ id, name string }{{"get", "Get"}, {"getbykey", "GetByKey"}, {"list", "List"}, {"byindex", "ByIndex"}} {
 		hs = append(hs, headline{label: fmt.Sprintf("%s of %s", op.name, sizeName(cfg.ReadObjects)), workload: reads, metric: op.id})
+	}
+	if sizes := cfg.apiSizes(); len(sizes) > 0 {
+		size := sizeName(sizes[len(sizes)-1])
+		for _, kind := range cfg.APIKinds {
+			sync := fmt.Sprintf("sync/%s/%s", kind.Name, size)
+			hs = append(hs,
+				headline{label: fmt.Sprintf("%ss %s: heap per cached object", kind.Name, size), workload: sync, metric: "total"},
+				headline{label: fmt.Sprintf("%ss %s: CPU of a full GC", kind.Name, size), workload: sync, metric: "gc"},
+				headline{label: fmt.Sprintf("%ss %s: initial sync until HasSynced", kind.Name, size), workload: sync, metric: "synced"},
+			)
+		}
 	}
 	return hs
 }

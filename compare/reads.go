@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	informer "github.com/informer-go/informer/cache"
 	"github.com/informer-go/informer/internal/benchkit"
@@ -33,18 +33,21 @@ var readMetrics = []Metric{
 const readStride = 7919
 
 // readsWorkload measures the reads of an informer's store synced with
-// cfg.ReadObjects objects of kind, alone and while a writer sends
-// cfg.WriterRate watch updates per second: time per call of Get,
+// cfg.ReadObjects objects of in, alone and while a writer sends
+// cfg.WriterRate watch updates per second (cfg.APIWriterRate for an API
+// kind, with cfg.APIGetOps calls of Get and GetByKey): time per call of Get,
 // GetByKey, List and ByIndex on the namespace index (which returns
 // 1/benchkit.Namespaces of the objects), and allocations per call alone.
-func readsWorkload(cfg Config, kind benchkit.Kind, ups updatesCache) Workload {
+func readsWorkload(cfg Config, in input) Workload {
 	return Workload{
-		Name:    fmt.Sprintf("reads/%s/%s", kind.Name, sizeName(cfg.ReadObjects)),
-		Section: sectionReads,
-		Row:     fmt.Sprintf("%s, %s objects", kind.Name, sizeName(cfg.ReadObjects)),
-		Metrics: readMetrics,
+		Name:     fmt.Sprintf("reads/%s/%s", in.kind.Name, sizeName(cfg.ReadObjects)),
+		Section:  sectionReads,
+		Row:      fmt.Sprintf("%s, %s objects", in.kind.Name, sizeName(cfg.ReadObjects)),
+		Metrics:  readMetrics,
+		api:      in.wire != nil,
+		endRound: in.endRound,
 		run: func(lib Library, span func() func()) (sample, error) {
-			return runReads(cfg, lib, kind, ups.get(kind, min(cfg.WatchObjects, cfg.ReadObjects)), span)
+			return runReads(cfg, lib, in, span)
 		},
 	}
 }
@@ -57,30 +60,36 @@ type readOp struct {
 	call func(k int) error
 }
 
-func runReads(cfg Config, lib Library, kind benchkit.Kind, ups []runtime.Object, span func() func()) (sample, error) {
+func runReads(cfg Config, lib Library, in input, span func() func()) (sample, error) {
 	n := cfg.ReadObjects
+	getOps, writerRate := cfg.GetOps, cfg.WriterRate
+	if in.wire != nil {
+		getOps, writerRate = cfg.APIGetOps, cfg.APIWriterRate
+	}
+	ups, err := in.updates(min(cfg.WatchObjects, n))
+	if err != nil {
+		return nil, err
+	}
 	h := benchkit.NewLatencyHandler(nil, 0)
-	s, err := startSynced(cfg, lib, kind, n, startOptions{handlers: []eventHandler{h}})
+	s, err := startSynced(cfg, lib, in, n, startOptions{handlers: []eventHandler{h}})
 	if err != nil {
 		return nil, err
 	}
 	defer s.stop()
-	items := kind.Items(s.list)
-	keys := make([]string, n)
-	for i, obj := range items {
-		m, err := meta.Accessor(obj)
-		if err != nil {
-			return nil, err
-		}
-		keys[i] = m.GetNamespace() + "/" + m.GetName()
-	}
 	ix := s.indexer
+	items, keys, err := byKey(ix.List())
+	if err != nil {
+		return nil, err
+	}
+	if len(items) != n {
+		return nil, fmt.Errorf("the store holds %d objects, want %d", len(items), n)
+	}
 	ops := []readOp{
-		{id: "get", ops: cfg.GetOps, unit: time.Nanosecond, call: func(k int) error {
+		{id: "get", ops: getOps, unit: time.Nanosecond, call: func(k int) error {
 			_, ok, err := ix.Get(items[k*readStride%n])
 			return found(ok, err)
 		}},
-		{id: "getbykey", ops: cfg.GetOps, unit: time.Nanosecond, call: func(k int) error {
+		{id: "getbykey", ops: getOps, unit: time.Nanosecond, call: func(k int) error {
 			_, ok, err := ix.GetByKey(keys[k*readStride%n])
 			return found(ok, err)
 		}},
@@ -113,7 +122,7 @@ func runReads(cfg Config, lib Library, kind benchkit.Kind, ups []runtime.Object,
 	ctx, cancel := context.WithCancel(context.Background())
 	var writer sync.WaitGroup
 	writer.Go(func() { // exits on ctx.Done(); waited for below
-		w := &benchkit.Sender{Events: s.src.Events, Updates: ups, Rate: cfg.WriterRate}
+		w := &benchkit.Sender{Events: s.src.Events, Updates: ups, Rate: writerRate}
 		w.Send(ctx, int(^uint(0)>>1))
 	})
 	defer func() {
@@ -172,4 +181,27 @@ func found(ok bool, err error) error {
 		return fmt.Errorf("object not found")
 	}
 	return err
+}
+
+// byKey returns objs sorted by key, and their keys: the order of a list, the
+// same for every library.
+func byKey(objs []any) ([]any, []string, error) {
+	type keyed struct {
+		key string
+		obj any
+	}
+	ks := make([]keyed, len(objs))
+	for i, obj := range objs {
+		m, err := meta.Accessor(obj)
+		if err != nil {
+			return nil, nil, err
+		}
+		ks[i] = keyed{key: m.GetNamespace() + "/" + m.GetName(), obj: obj}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	items, keys := make([]any, len(ks)), make([]string, len(ks))
+	for i, k := range ks {
+		items[i], keys[i] = k.obj, k.key
+	}
+	return items, keys, nil
 }

@@ -24,7 +24,7 @@ func resyncPeriod(n int) time.Duration {
 }
 
 // resyncWorkload measures a full resync of an informer synced with
-// cfg.ResyncObjects objects of kind, to one handler: from the moment the
+// cfg.ResyncObjects objects of in, to one handler: from the moment the
 // resync timer fires until the handler got every object, and the CPU time
 // and allocations of the process meanwhile.
 //
@@ -34,21 +34,21 @@ func resyncPeriod(n int) time.Duration {
 // allocations are the process's from the end of the initial sync (and a
 // garbage collection) to the end of the resync, when the informer does
 // nothing else.
-func resyncWorkload(cfg Config, kind benchkit.Kind) Workload {
+func resyncWorkload(cfg Config, in input) Workload {
 	n := cfg.ResyncObjects
 	return Workload{
-		Name:    fmt.Sprintf("resync/%s/%s", kind.Name, sizeName(n)),
+		Name:    fmt.Sprintf("resync/%s/%s", in.kind.Name, sizeName(n)),
 		Section: sectionResync,
-		Row:     fmt.Sprintf("%s, %s objects, 1 handler", kind.Name, sizeName(n)),
+		Row:     fmt.Sprintf("%s, %s objects, 1 handler", in.kind.Name, sizeName(n)),
 		Metrics: resyncMetrics,
-		run:     func(lib Library, span func() func()) (sample, error) { return runResync(cfg, lib, kind, n, span) },
+		run:     func(lib Library, span func() func()) (sample, error) { return runResync(cfg, lib, in, n, span) },
 	}
 }
 
-func runResync(cfg Config, lib Library, kind benchkit.Kind, n int, span func() func()) (sample, error) {
+func runResync(cfg Config, lib Library, in input, n int, span func() func()) (sample, error) {
 	period := resyncPeriod(n)
 	h := newResyncHandler(n)
-	s, err := startSynced(cfg, lib, kind, n, startOptions{handlers: []eventHandler{h}, resyncPeriod: period})
+	s, err := startSynced(cfg, lib, in, n, startOptions{handlers: []eventHandler{h}, resyncPeriod: period})
 	if err != nil {
 		return nil, err
 	}

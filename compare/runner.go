@@ -8,31 +8,44 @@ import (
 
 // workloads returns every workload of cfg that its filter selects, in the
 // order a round runs them.
-func (cfg Config) workloads() []Workload {
+func (cfg Config) workloads() ([]Workload, error) {
 	ups := updatesCache{}
 	var ws []Workload
 	for k, kind := range cfg.Kinds {
 		realistic := k == 0
+		in := memoryInput(kind, ups)
 		for _, n := range cfg.Sizes {
 			if realistic || n <= cfg.MetadataMaxSize {
-				ws = append(ws, syncWorkload(cfg, kind, n))
+				ws = append(ws, syncWorkload(cfg, in, n))
 			}
 		}
 		if realistic {
-			ws = append(ws, goroutinesWorkload(cfg, kind))
+			ws = append(ws, goroutinesWorkload(cfg, in))
 		}
 		for _, handlers := range []int{1, 4, 16} {
-			ws = append(ws, watchWorkload(cfg, kind, handlers, false, ups))
+			ws = append(ws, watchWorkload(cfg, in, handlers, false))
 		}
 		if realistic {
 			for _, handlers := range []int{1, 4, 16} {
-				ws = append(ws, watchWorkload(cfg, kind, handlers, true, ups))
+				ws = append(ws, watchWorkload(cfg, in, handlers, true))
 			}
-			ws = append(ws, readsWorkload(cfg, kind, ups), resyncWorkload(cfg, kind))
+			ws = append(ws, readsWorkload(cfg, in), resyncWorkload(cfg, in))
+		}
+	}
+	if len(cfg.APIKinds) > 0 {
+		w, err := newWire(cfg.Wire)
+		if err != nil {
+			return nil, err
+		}
+		for _, kind := range cfg.APIKinds {
+			for _, n := range cfg.apiSizes() {
+				ws = append(ws, syncWorkload(cfg, wireInput(kind, w), n))
+			}
+			ws = append(ws, readsWorkload(cfg, wireInput(kind, w)))
 		}
 	}
 	if cfg.Filter == nil {
-		return ws
+		return ws, nil
 	}
 	var selected []Workload
 	for _, w := range ws {
@@ -40,7 +53,19 @@ func (cfg Config) workloads() []Workload {
 			selected = append(selected, w)
 		}
 	}
-	return selected
+	return selected, nil
+}
+
+// apiSizes are the sizes of the initial syncs of the API kinds: the sizes
+// up to cfg.APIMaxSize.
+func (cfg Config) apiSizes() []int {
+	var sizes []int
+	for _, n := range cfg.Sizes {
+		if n <= cfg.APIMaxSize {
+			sizes = append(sizes, n)
+		}
+	}
+	return sizes
 }
 
 // Run runs every selected workload with every library, cfg.Rounds times.
@@ -50,7 +75,10 @@ func (cfg Config) workloads() []Workload {
 // that no run pays for the garbage of the one before. A run that fails is reported in the results and the others go
 // on.
 func Run(cfg Config) (*Results, error) {
-	ws := cfg.workloads()
+	ws, err := cfg.workloads()
+	if err != nil {
+		return nil, err
+	}
 	if len(ws) == 0 {
 		return nil, fmt.Errorf("no workload matches %v", cfg.Filter)
 	}
@@ -64,6 +92,9 @@ func Run(cfg Config) (*Results, error) {
 		for wi, w := range ws {
 			for k := range cfg.Libraries {
 				lib := cfg.Libraries[(k+round)%len(cfg.Libraries)]
+				if !lib.runs(w) {
+					continue
+				}
 				settle()
 				start := time.Now()
 				span := func() func() {
@@ -81,6 +112,9 @@ func Run(cfg Config) (*Results, error) {
 					}
 					fmt.Fprintf(cfg.Log, "round %d/%d  %-22s %-20s %6.1fs  %s\n", round+1, cfg.Rounds, w.Name, lib.Name, time.Since(start).Seconds(), status)
 				}
+			}
+			if w.endRound != nil {
+				w.endRound()
 			}
 		}
 	}

@@ -39,7 +39,7 @@ func (r *Results) WriteMarkdown(w io.Writer) error {
 	}
 	if len(rows) > 0 {
 		fmt.Fprintf(&b, "### Headline ratios to %s (below 1: informer-go is better)\n\n", libs[0].Name)
-		head := []string{"realistic objects"}
+		head := []string{"realistic objects, unless named"}
 		for _, lib := range libs[1:] {
 			head = append(head, lib.Name)
 		}

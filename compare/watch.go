@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"k8s.io/apimachinery/pkg/runtime"
-
 	"github.com/informer-go/informer/internal/benchkit"
 )
 
@@ -24,26 +22,26 @@ var pacedMetrics = []Metric{
 }
 
 // watchWorkload measures watch updates delivered to handlers of an
-// informer synced with cfg.WatchObjects objects of kind. Unpaced, it sends
+// informer synced with cfg.WatchObjects objects of in. Unpaced, it sends
 // cfg.WatchUpdates updates as fast as the watch channel takes them and
 // measures the rate at which every handler got them all, and the CPU time
 // and allocations per event. Paced, it sends cfg.PacedEvents updates at
 // cfg.PacedRate per second and measures the latency from each send to each
 // handler call.
-func watchWorkload(cfg Config, kind benchkit.Kind, handlers int, paced bool, ups updatesCache) Workload {
+func watchWorkload(cfg Config, in input, handlers int, paced bool) Workload {
 	w := Workload{
-		Name:    fmt.Sprintf("watch/%s/%d", kind.Name, handlers),
+		Name:    fmt.Sprintf("watch/%s/%d", in.kind.Name, handlers),
 		Section: sectionWatch,
-		Row:     fmt.Sprintf("%s, %d handler%s", kind.Name, handlers, plural(handlers)),
+		Row:     fmt.Sprintf("%s, %d handler%s", in.kind.Name, handlers, plural(handlers)),
 		Metrics: watchMetrics,
 	}
 	if paced {
-		w.Name = fmt.Sprintf("paced/%s/%d", kind.Name, handlers)
+		w.Name = fmt.Sprintf("paced/%s/%d", in.kind.Name, handlers)
 		w.Section = sectionPaced
 		w.Metrics = pacedMetrics
 	}
 	w.run = func(lib Library, span func() func()) (sample, error) {
-		return runWatch(cfg, lib, kind, handlers, paced, ups.get(kind, cfg.WatchObjects), span)
+		return runWatch(cfg, lib, in, handlers, paced, span)
 	}
 	return w
 }
@@ -55,7 +53,11 @@ func plural(n int) string {
 	return "s"
 }
 
-func runWatch(cfg Config, lib Library, kind benchkit.Kind, handlers int, paced bool, ups []runtime.Object, span func() func()) (sample, error) {
+func runWatch(cfg Config, lib Library, in input, handlers int, paced bool, span func() func()) (sample, error) {
+	ups, err := in.updates(cfg.WatchObjects)
+	if err != nil {
+		return nil, err
+	}
 	events, rate := cfg.WatchUpdates, 0
 	var sentAt []int64
 	if paced {
@@ -68,7 +70,7 @@ func runWatch(cfg Config, lib Library, kind benchkit.Kind, handlers int, paced b
 		hs[i] = benchkit.NewLatencyHandler(sentAt, events)
 		opts.handlers = append(opts.handlers, hs[i])
 	}
-	s, err := startSynced(cfg, lib, kind, cfg.WatchObjects, opts)
+	s, err := startSynced(cfg, lib, in, cfg.WatchObjects, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/runtime"
-
 	"github.com/informer-go/informer/internal/benchkit"
 )
 
@@ -24,6 +22,9 @@ type Metric struct {
 	// Section, when set, is the table the metric's row goes to instead of
 	// its workload's.
 	Section string
+	// NotVariants marks a metric that only the libraries keeping every
+	// object as decoded measure: not the variant libraries.
+	NotVariants bool
 }
 
 // sample is what one run of a workload measured, by Metric.ID.
@@ -43,6 +44,12 @@ type Workload struct {
 	// error for a run that could not be measured; the runner reports it and
 	// goes on.
 	run func(lib Library, span func() (end func())) (sample, error)
+	// api marks the workloads of the kinds of k8s.io/api, the only ones
+	// the variant libraries run.
+	api bool
+	// endRound, when not nil, is called once every library ran the
+	// workload in a round: it drops what the runs shared.
+	endRound func()
 }
 
 // The sections of the table, in order.
@@ -98,19 +105,20 @@ func ParseSizes(s string) ([]int, error) {
 	return sizes, nil
 }
 
-// started is an informer started for a workload, fed by src with list.
+// started is an informer started for a workload, fed by src.
 type started struct {
 	*running
-	src  *benchkit.Source
-	list runtime.Object
+	src *benchkit.Source
 }
 
-// startSynced builds a list of n objects of kind, starts lib's informer on
-// it with opts, and waits until the informer and every handler have synced.
-func startSynced(cfg Config, lib Library, kind benchkit.Kind, n int, opts startOptions) (*started, error) {
-	list := kind.List(n)
-	src := benchkit.NewSource(list)
-	r, err := lib.start(src, kind.Example(), opts)
+// startSynced starts lib's informer with opts on a source of n objects of
+// in, and waits until the informer and every handler have synced.
+func startSynced(cfg Config, lib Library, in input, n int, opts startOptions) (*started, error) {
+	f, err := in.newFeed(n)
+	if err != nil {
+		return nil, err
+	}
+	r, err := lib.start(f.lw, in.kind.Example(), opts)
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +130,7 @@ func startSynced(cfg Config, lib Library, kind benchkit.Kind, n int, opts startO
 			return nil, err
 		}
 	}
-	return &started{running: r, src: src, list: list}, nil
+	return &started{running: r, src: f.src}, nil
 }
 
 // await blocks until ch is ready or deadline passes.
@@ -144,22 +152,6 @@ func awaitHandlers[T any](hs []*benchkit.LatencyHandler, deadline <-chan T) erro
 		}
 	}
 	return nil
-}
-
-// updatesCache builds the watch updates of each kind once, so that every
-// library and round is fed the same objects.
-type updatesCache map[string][]runtime.Object
-
-// get returns 2n updates over the first n objects of kind: two new states
-// of each.
-func (c updatesCache) get(kind benchkit.Kind, n int) []runtime.Object {
-	key := kind.Name + "/" + strconv.Itoa(n)
-	if ups, ok := c[key]; ok {
-		return ups
-	}
-	ups := kind.Updates(n, 2*n)
-	c[key] = ups
-	return ups
 }
 
 // settledGoroutines returns the number of goroutines once it stopped

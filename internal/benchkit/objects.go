@@ -32,11 +32,15 @@ func NameOf(i int) string { return "object-" + strconv.Itoa(i) }
 // KeyOrder returns 0..n-1 in the order of the objects' keys,
 // NamespaceOf(i)/NameOf(i): the order in which kube-apiserver lists them
 // (etcd's key order), and so the order of the items of a Kind's List.
-func KeyOrder(n int) []int {
+func KeyOrder(n int) []int { return KeyOrderOf(n, NameOf) }
+
+// KeyOrderOf is KeyOrder for objects named nameOf(i), in namespace
+// NamespaceOf(i).
+func KeyOrderOf(n int, nameOf func(i int) string) []int {
 	keys := make([]string, n)
 	order := make([]int, n)
 	for i := range order {
-		keys[i] = NamespaceOf(i) + "/" + NameOf(i)
+		keys[i] = NamespaceOf(i) + "/" + nameOf(i)
 		order[i] = i
 	}
 	slices.SortFunc(order, func(a, b int) int { return strings.Compare(keys[a], keys[b]) })
@@ -68,7 +72,7 @@ func fillObject(obj *Object, i, rv int) {
 		ObjectMeta: metav1.ObjectMeta{
 			Name:              NameOf(i),
 			Namespace:         NamespaceOf(i),
-			UID:               uid(0, i),
+			UID:               UID(0, i),
 			ResourceVersion:   strconv.Itoa(rv),
 			CreationTimestamp: metav1.NewTime(created.Add(time.Duration(i) * time.Second)),
 			Labels: map[string]string{
@@ -86,7 +90,7 @@ func fillObject(obj *Object, i, rv int) {
 				APIVersion:         "apps/v1",
 				Kind:               "Deployment",
 				Name:               app,
-				UID:                uid(1, i%50),
+				UID:                UID(1, i%50),
 				Controller:         ptr.To(true),
 				BlockOwnerDeletion: ptr.To(true),
 			}},
@@ -95,8 +99,8 @@ func fillObject(obj *Object, i, rv int) {
 	}
 }
 
-// uid returns a UUID-shaped uid, unique per (space, i).
-func uid(space, i int) types.UID {
+// UID returns a UUID-shaped uid, unique per (space, i) for i < 2^48.
+func UID(space, i int) types.UID {
 	b := []byte("00000000-0000-4000-8000-000000000000")
 	putHex(b[:8], uint64(space))
 	putHex(b[24:], uint64(i))
@@ -172,20 +176,21 @@ type Kind struct {
 	Updates func(n, count int) []runtime.Object
 }
 
-// kindOf returns the Kind of objects of type T, which fill makes object i
-// at a resource version, in lists of type L, which list builds from items
-// and items takes apart.
-func kindOf[T any, P interface {
+// KindOf returns the Kind of objects of type T named nameOf(i) in
+// namespace NamespaceOf(i), which fill makes object i at a resource
+// version, in lists of type L, which list builds from items and items takes
+// apart.
+func KindOf[T any, P interface {
 	*T
 	runtime.Object
 	metav1.Object
-}, L runtime.Object](name string, fill func(obj P, i, rv int), list func(rv string, items []T) L, items func(L) []T) Kind {
+}, L runtime.Object](name string, nameOf func(i int) string, fill func(obj P, i, rv int), list func(rv string, items []T) L, items func(L) []T) Kind {
 	return Kind{
 		Name:    name,
 		Example: func() runtime.Object { return P(new(T)) },
 		List: func(n int) runtime.Object {
 			objs := make([]T, n)
-			for j, i := range KeyOrder(n) {
+			for j, i := range KeyOrderOf(n, nameOf) {
 				fill(P(&objs[j]), i, i+1)
 			}
 			return list(strconv.Itoa(n), objs)
@@ -212,7 +217,7 @@ func kindOf[T any, P interface {
 }
 
 // Realistic is the kind of [Object].
-var Realistic = kindOf("realistic", fillObject,
+var Realistic = KindOf("realistic", NameOf, fillObject,
 	func(rv string, items []Object) *ObjectList {
 		return &ObjectList{ListMeta: metav1.ListMeta{ResourceVersion: rv}, Items: items}
 	},
@@ -220,7 +225,7 @@ var Realistic = kindOf("realistic", fillObject,
 
 // Metadata is the tiny kind, [metav1.PartialObjectMetadata] with only a
 // namespace, a name and a resource version.
-var Metadata = kindOf("metadata", fillMetadata,
+var Metadata = KindOf("metadata", NameOf, fillMetadata,
 	func(rv string, items []metav1.PartialObjectMetadata) *metav1.PartialObjectMetadataList {
 		return &metav1.PartialObjectMetadataList{ListMeta: metav1.ListMeta{ResourceVersion: rv}, Items: items}
 	},

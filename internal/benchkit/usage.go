@@ -2,6 +2,7 @@ package benchkit
 
 import (
 	goruntime "runtime"
+	"slices"
 	"testing"
 	"time"
 )
@@ -52,4 +53,21 @@ func LiveHeap() uint64 {
 	var ms goruntime.MemStats
 	goruntime.ReadMemStats(&ms)
 	return ms.HeapAlloc
+}
+
+// FullGCCPU runs runs full garbage collections, one after the other, and
+// returns the median of the CPU time each took: the process's user and
+// system time (every thread, so the collector's workers on every CPU, and
+// whatever else the process runs meanwhile, which should be nothing).
+// Unlike the wall time of a collection, the CPU time barely depends on
+// what other processes take of the machine.
+func FullGCCPU(runs int) time.Duration {
+	took := make([]time.Duration, max(runs, 1))
+	for k := range took {
+		began := processCPUTime()
+		goruntime.GC()
+		took[k] = processCPUTime() - began
+	}
+	slices.Sort(took)
+	return took[len(took)/2]
 }

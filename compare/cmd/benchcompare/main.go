@@ -5,10 +5,10 @@
 //
 //	go run ./cmd/benchcompare [flags]
 //
-// The full run (the defaults) took 20 minutes on 2 cores that other
-// processes kept 68% busy, and needs about 4 GiB of memory for the initial
-// sync of a million objects; a quick run (-rounds 1 -sizes 10k,100k) takes
-// about 4 minutes. Progress goes to stderr.
+// The full run (the defaults) takes about 18 minutes on 2 idle cores, and
+// needs about 7 GiB of memory for the initial sync of 100k Pods; a quick run
+// (-rounds 1 -sizes 10k,100k) takes about 3 minutes. Progress goes to
+// stderr.
 package main
 
 import (
@@ -45,7 +45,8 @@ func run() error {
 	flag.IntVar(&cfg.Rounds, "rounds", cfg.Rounds, "times every workload runs with every library")
 	sizes := flag.String("sizes", "10k,100k,1M", "object counts of the initial-sync workloads")
 	flag.IntVar(&cfg.PacedEvents, "paced-events", cfg.PacedEvents, "events of the paced watch workloads, sent at 10k/s")
-	filter := flag.String("run", "", "run only the workloads whose name matches this regular expression (names: sync/realistic/100k, watch/metadata/16, paced/realistic/1, reads/realistic/100k, resync/realistic/100k, goroutines/realistic)")
+	filter := flag.String("run", "", "run only the workloads whose name matches this regular expression (names: sync/realistic/100k, watch/metadata/16, paced/realistic/1, reads/realistic/100k, resync/realistic/100k, goroutines/realistic, sync/pod/100k, reads/secret/100k)")
+	wire := flag.String("wire", "protobuf", "how the sources of Pods and Secrets serialize them: protobuf or json")
 	libs := flag.String("libs", strings.Join(libNames, ","), "libraries to run, the first being the baseline of the ratios")
 	out := flag.String("out", "", "directory to write bench-compare.md and bench-compare.svg to")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of each run's measured span to this path with .1, .2... appended (go tool pprof merges them: go tool pprof -top PATH.*)")
@@ -60,6 +61,14 @@ func run() error {
 	var err error
 	if cfg.Sizes, err = compare.ParseSizes(*sizes); err != nil {
 		return err
+	}
+	switch *wire {
+	case "protobuf":
+		cfg.Wire = compare.WireProtobuf
+	case "json":
+		cfg.Wire = compare.WireJSON
+	default:
+		return fmt.Errorf("-wire: %q is neither protobuf nor json", *wire)
 	}
 	if *filter != "" {
 		if cfg.Filter, err = regexp.Compile(*filter); err != nil {
