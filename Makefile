@@ -5,7 +5,7 @@
 #   make bench      benchmarks of the root module
 #   make bench-compare  the informer workloads through client-go and this library: table and chart
 #   make bench-compare-quick  the same, one round and no 1M-object sync
-#   make bench-e2e  initial sync of 5,000 ConfigMaps from a real kube-apiserver, client-go and this library
+#   make bench-e2e  from a real kube-apiserver, client-go and this library: initial sync of 5,000 ConfigMaps, heap per cached Pod of 10k
 #   make fuzz       every fuzz target for FUZZTIME each (default 30s)
 #   make chaos      the seeded chaos test of the informer, CHAOS_SCHEDULES seeds per pipeline from CHAOS_FIRST
 #   make soak       16 handlers on 100k objects under traffic and faults for SOAK_DURATION: heap curve and profile
@@ -90,8 +90,8 @@ bench-compare:
 bench-compare-quick:
 	$(MAKE) bench-compare ROUNDS=1 SIZES=10k,100k BENCH_COMPARE_OUT=results/quick
 
-# Initial sync of 5,000 ConfigMaps from a real etcd and kube-apiserver, client-go against this
-# library, by list and by streaming list, alternating (e2e/bench).
+# From a real etcd and kube-apiserver, client-go against this library (e2e/bench): the initial sync
+# of 5,000 ConfigMaps, by list and by streaming list, alternating; the heap per cached Pod of 10k Pods.
 bench-e2e: e2e-bin
 	cd e2e && $(GO) test -run='^$$' -bench=. -benchtime=5x -timeout 30m ./bench
 
