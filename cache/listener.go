@@ -126,10 +126,15 @@ type processorListener struct {
 	// the listener starts; only run uses it.
 	observer *handlerObserver
 
-	// delivering is true while run delivers a batch, between reading it and
-	// the end of its last handler call; set only by run. ShutDownEventHandler
-	// reads it to refuse waits that could deadlock (see waitShutdown).
+	// delivering is true while run delivers a batch, from before it reads
+	// dropping for the batch's first call until the end of its last call;
+	// set only by run. The shutdown watch reads it (see shutdownWatch).
 	delivering atomic.Bool
+	// watch is the shutdown watch of the listener's informer, nil for a
+	// listener of none; set before the listener starts.
+	watch *shutdownWatch
+	// watched is the watch's record of the listener. guarded by watch.mu.
+	watched watchedListener
 }
 
 var (
@@ -142,12 +147,7 @@ var (
 // upstreamName names the informer's [DoneChecker]; the registration's checker
 // is called "<upstreamName> + event handler <handler name>".
 func newProcessorListener(logger klog.Logger, handler ResourceEventHandler, clk clock.Clock, upstreamName string) *processorListener {
-	var name string
-	if typed, ok := handler.(interface{ name() string }); ok {
-		name = typed.name()
-	} else {
-		name = nameForHandler(handler)
-	}
+	name := handlerName(handler)
 	l := &processorListener{
 		logger:      klog.LoggerWithValues(logger, "handler", name),
 		handler:     handler,
@@ -159,6 +159,15 @@ func newProcessorListener(logger klog.Logger, handler ResourceEventHandler, clk 
 		runFinished: make(chan struct{}),
 	}
 	return l
+}
+
+// handlerName is the name a registration of handler logs under: that of the
+// handler an adapter of this package wraps, or nameForHandler's.
+func handlerName(handler ResourceEventHandler) string {
+	if named, ok := handler.(interface{ name() string }); ok {
+		return named.name()
+	}
+	return nameForHandler(handler)
 }
 
 // HasSynced reports whether the informer has synced and this handler has
@@ -306,6 +315,8 @@ func (l *processorListener) isStopped() bool {
 // run delivers notifications until the listener stops.
 func (l *processorListener) run() {
 	defer close(l.runFinished)
+	l.watch.started(l)
+	defer l.watch.finished(l)
 	l.observer.begin()
 	defer l.observer.end()
 
@@ -320,7 +331,7 @@ func (l *processorListener) run() {
 			return
 		case nextStale:
 			var ok bool
-			if batch, ok = l.resolveStale(batch); !ok {
+			if batch, ok = l.takeStale(batch); !ok {
 				return
 			}
 		}
@@ -328,7 +339,8 @@ func (l *processorListener) run() {
 		if backlog > slowHandlerBacklog {
 			start = l.clock.Now()
 		}
-		l.delivering.Store(true) // before dropping is read: see waitShutdown
+		l.delivering.Store(true) // before dropping is read: a stopped listener calls no one
+		l.watch.batch(l, true)
 		for i := range batch {
 			if l.dropping.Load() {
 				clear(batch[i:])
@@ -341,6 +353,7 @@ func (l *processorListener) run() {
 			batch[i] = notification{} // let the objects go
 		}
 		l.delivering.Store(false)
+		l.watch.batch(l, false)
 		if !start.IsZero() {
 			l.logIfSlow(start, len(batch), backlog)
 		}
@@ -352,14 +365,16 @@ type nextState uint8
 
 const (
 	nextBatch   nextState = iota // notifications were taken
-	nextStale                    // the backlog's front is stale: see resolveStale
+	nextStale                    // the backlog's front is stale: see takeStale
 	nextStopped                  // the listener has stopped
 )
 
 // next waits for notifications and moves up to cap(batch) of them into
-// batch. It also returns how many notifications were pending, and
-// nextStale when the oldest pending entry must first be resolved against the
-// store, or nextStopped once the listener has stopped.
+// batch, or only one for a listener whose backlog is bounded, so that what
+// the handler has not been handed stays within the bounds. It also returns
+// how many notifications were pending, those taken included, and nextStale
+// when the oldest pending entry must first be refreshed from the store, or
+// nextStopped once the listener has stopped.
 func (l *processorListener) next(batch []notification) ([]notification, int, nextState) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -374,10 +389,9 @@ func (l *processorListener) next(batch []notification) ([]notification, int, nex
 		return batch, 0, nextStopped
 	}
 	backlog := l.backlogLocked()
-	if l.pending.Len() == 0 {
-		// What is pending is in the coalescing backlog.
+	if l.keyed != nil {
 		var taken bool
-		if batch, taken = l.takeKeyedLocked(batch); !taken {
+		if batch, taken = l.takeOneLocked(batch); !taken {
 			return batch, backlog, nextStale
 		}
 		return batch, backlog, nextBatch

@@ -29,10 +29,9 @@ type backlogSource interface {
 	whileQuiet(fn func(get func(key string) (any, bool)))
 }
 
-// keyedBatchSize is the most entries a listener takes from its coalescing
-// backlog at once: few, so that the handler gets states as recent as
-// possible.
-const keyedBatchSize = 16
+// staleRefreshSize is the most stale entries a listener refreshes from the
+// store while its informer waits (see takeStale).
+const staleRefreshSize = 16
 
 // setBacklog gives l bounds; keyFunc keys the notifications and source
 // resolves stale entries (it is needed when bounds.max is positive). It must
@@ -116,30 +115,32 @@ func (l *processorListener) backlogLocked() int {
 	return n
 }
 
-// takeKeyedLocked moves up to keyedBatchSize entries that are not stale from
-// the front of the coalescing backlog into batch, and reports false, taking
-// nothing, if the front entry is stale.
-func (l *processorListener) takeKeyedLocked(batch []notification) ([]notification, bool) {
-	for range keyedBatchSize {
-		e := l.keyed.front()
-		if e == nil || e.stale {
-			break
-		}
-		l.keyed.popFront()
-		var finished int
-		batch, finished = e.emit(batch)
-		l.finishInitial(finished)
+// takeOneLocked moves the oldest pending notification into batch, for a
+// listener whose backlog is bounded: what is not handed to the handler stays
+// in the backlog, where it is merged, capped and counted. It reports false,
+// taking nothing, when that notification is a stale entry's (see
+// takeStale). l.mu must be held.
+func (l *processorListener) takeOneLocked(batch []notification) ([]notification, bool) {
+	if n, ok := l.pending.ReadOne(); ok {
+		return append(batch, n), true
 	}
-	return batch, len(batch) > 0 || l.keyed.front() == nil
+	n, finished, ok := l.keyed.takeFront()
+	if !ok {
+		return batch, false
+	}
+	l.finishInitial(finished)
+	return append(batch, n), true
 }
 
-// resolveStale moves up to keyedBatchSize stale entries from the front of the
-// coalescing backlog into batch, as the notifications that take the handler
-// from its view to the store's current state. It reads the store while the
-// informer distributes nothing, so no notification about these objects is
-// pending once they are taken. It takes l.mu itself; it returns false if the
-// listener stopped.
-func (l *processorListener) resolveStale(batch []notification) ([]notification, bool) {
+// takeStale refreshes the stale entries at the front of the coalescing
+// backlog from the store, one by one, until one has something to tell the
+// handler, and moves that entry's first notification into batch; the rest
+// of the entry stays in the backlog. It reads the store while the informer
+// distributes nothing, so that the refreshed entries miss no change, and
+// gives up after staleRefreshSize entries, so that the informer does not
+// wait long: batch may then be empty. It takes l.mu itself; it returns
+// false if the listener stopped.
+func (l *processorListener) takeStale(batch []notification) ([]notification, bool) {
 	ok := true
 	l.source.whileQuiet(func(get func(key string) (any, bool)) {
 		l.mu.Lock()
@@ -148,16 +149,16 @@ func (l *processorListener) resolveStale(batch []notification) ([]notification, 
 			ok = false
 			return
 		}
-		for range keyedBatchSize {
-			e := l.keyed.front()
-			if e == nil || !e.stale {
-				break
+		for range staleRefreshSize {
+			l.finishInitial(l.keyed.refresh(get, 1))
+			if n, finished, taken := l.keyed.takeFront(); taken {
+				l.finishInitial(finished)
+				batch = append(batch, n)
+				return
 			}
-			l.keyed.popFront()
-			current, exists := get(e.key)
-			var finished int
-			batch, finished = e.resolve(batch, current, exists)
-			l.finishInitial(finished)
+			if l.keyed.front() == nil {
+				return
+			}
 		}
 	})
 	return batch, ok

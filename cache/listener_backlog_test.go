@@ -44,8 +44,8 @@ func (l *processorListener) backlog() int {
 }
 
 // takeOnce does what one round of run does, without the goroutine: it takes
-// a batch (resolving stale entries) and delivers it. The listener must have
-// something pending.
+// a batch (refreshing stale entries) and delivers it. The listener must have
+// something pending; it may turn out to be nothing to deliver.
 func (l *processorListener) takeOnce(t *testing.T) {
 	t.Helper()
 	batch, _, state := l.next(make([]notification, 0, deliveryBatchSize))
@@ -54,7 +54,7 @@ func (l *processorListener) takeOnce(t *testing.T) {
 		t.Fatal("the listener stopped")
 	case nextStale:
 		var ok bool
-		if batch, ok = l.resolveStale(batch); !ok {
+		if batch, ok = l.takeStale(batch); !ok {
 			t.Fatal("the listener stopped")
 		}
 	}
