@@ -3,10 +3,15 @@ package cache
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
+	"testing/synctest"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	framework "github.com/informer-go/informer/cache/testing"
 )
 
 // mapSource is a backlogSource over a map, for listeners driven by one
@@ -220,5 +225,177 @@ func TestListenerBacklogResolvesWhileTheProducerWaits(t *testing.T) {
 	wg.Wait()
 	if _, _, problems := view.snapshot(); len(problems) > 0 {
 		t.Errorf("the handler got inconsistent calls:\n%v", problems)
+	}
+}
+
+// backlogSampler is a RunMetricsProvider that records the backlog samples of
+// every handler, by handler name.
+type backlogSampler struct {
+	*seriesProvider
+	mu      sync.Mutex
+	samples map[string][]int // guarded by mu
+}
+
+func newBacklogSampler() *backlogSampler {
+	return &backlogSampler{seriesProvider: newSeriesProvider(), samples: map[string][]int{}}
+}
+
+func (p *backlogSampler) NewHandlerRunMetrics(labels HandlerMetricLabels) HandlerRunMetrics {
+	return &sampledHandle{HandlerRunMetrics: p.seriesProvider.NewHandlerRunMetrics(labels), p: p, name: labels.Handler}
+}
+
+// taken returns the samples of the handler named name so far.
+func (p *backlogSampler) taken(name string) []int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.samples[name])
+}
+
+type sampledHandle struct {
+	HandlerRunMetrics
+	p    *backlogSampler
+	name string
+}
+
+func (h *sampledHandle) SetBacklog(n int) {
+	h.p.mu.Lock()
+	h.p.samples[h.name] = append(h.p.samples[h.name], n)
+	h.p.mu.Unlock()
+	h.HandlerRunMetrics.SetBacklog(n)
+}
+
+// stuckHandler records its calls and blocks in the first until release is
+// closed.
+type stuckHandler struct {
+	*recorder
+}
+
+// TestBoundedBacklogHoldsNothingOutsideItsBounds blocks a bounded handler in
+// the first call of the replay of 102 objects (when it is added to a running
+// informer), then changes the objects, and counts what reaches the handler
+// once it is released: everything it had not been handed, which must be
+// within the bounds, merged as HandlerOptions says, and what the backlog
+// metric reported when the handler went on.
+func TestBoundedBacklogHoldsNothingOutsideItsBounds(t *testing.T) {
+	const objects = 102
+	tests := []struct {
+		name    string
+		options HandlerOptions
+		// change makes the changes while the handler is blocked.
+		change func(t *testing.T, srv *framework.Server[*metav1.PartialObjectMetadata])
+		// most is the most calls that may follow the blocked one.
+		most int
+		// check, when set, checks the calls that followed the blocked one.
+		check func(t *testing.T, blocked event, after []event)
+	}{{
+		// CoalesceAfter one per event, then at most two per object.
+		name:    "coalesce after 500",
+		options: HandlerOptions{Coalesce: true, CoalesceAfter: 500},
+		change: func(t *testing.T, srv *framework.Server[*metav1.PartialObjectMetadata]) {
+			for i := range 500 {
+				touch(t, srv, fmt.Sprintf("o%d", i%objects), fmt.Sprint(i))
+			}
+			for i := range objects {
+				remove(t, srv, fmt.Sprintf("o%d", i))
+				create(t, srv, fmt.Sprintf("o%d", i))
+			}
+		},
+		most: 500 + 2*objects,
+	}, {
+		name:    "cap 500",
+		options: HandlerOptions{MaxBacklog: 500},
+		change: func(t *testing.T, srv *framework.Server[*metav1.PartialObjectMetadata]) {
+			for i := range 450 {
+				touch(t, srv, fmt.Sprintf("o%d", i%objects), fmt.Sprint(i))
+			}
+		},
+		most: 500,
+	}, {
+		// The initial add of an object and its delete cancel out: each
+		// object is added once, after the delete, not in the initial
+		// list; the handler, blocked in the add of one of them, is told
+		// that one was deleted and added.
+		name:    "add, delete, add during the initial list",
+		options: HandlerOptions{Coalesce: true},
+		change: func(t *testing.T, srv *framework.Server[*metav1.PartialObjectMetadata]) {
+			for i := range objects {
+				remove(t, srv, fmt.Sprintf("o%d", i))
+				create(t, srv, fmt.Sprintf("o%d", i))
+			}
+		},
+		most: objects + 1,
+		check: func(t *testing.T, blocked event, after []event) {
+			got := map[string][]string{}
+			want := map[string][]string{}
+			for i := range objects {
+				want[fmt.Sprintf("%s/o%d", testNamespace, i)] = []string{"add initial=false"}
+			}
+			want[blocked.Key] = []string{"delete initial=false", "add initial=false"}
+			for _, e := range after {
+				got[e.Key] = append(got[e.Key], fmt.Sprintf("%s initial=%v", e.Kind, e.Initial))
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("the calls per object once the handler went on (-want +got):\n%s", diff)
+			}
+		},
+	}}
+	for _, mode := range queueModes {
+		for _, tc := range tests {
+			t.Run(mode.name+"/"+tc.name, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					srv := newTestServer(t)
+					for i := range objects {
+						create(t, srv, fmt.Sprintf("o%d", i))
+					}
+					sampler := newBacklogSampler()
+					inf := newTestInformer(srv, SharedIndexInformerOptions{InOrder: mode.inOrder, RunMetricsProvider: sampler})
+					runSharedInformer(t, inf)
+					waitForSync(t, inf.HasSyncedChecker())
+
+					release := make(chan struct{})
+					stuck := stuckHandler{newRecorder()}
+					stuck.onEvent = func(event) {
+						if stuck.count() == 1 {
+							<-release
+						}
+					}
+					reg, err := inf.AddEventHandlerWithOptions(stuck, tc.options)
+					if err != nil {
+						t.Fatal(err)
+					}
+					synctest.Wait() // blocked in the first add of the replay
+					tc.change(t, srv)
+					synctest.Wait()
+					name := handlerName(stuck)
+					samples := len(sampler.taken(name))
+					close(release)
+					synctest.Wait()
+
+					calls := stuck.recorded()
+					after := calls[1:]
+					if len(after) > tc.most {
+						t.Errorf("%d calls followed the blocked one: the handler held %d notifications, want at most %d", len(after), len(after), tc.most)
+					}
+					perObject := map[string]int{}
+					for _, e := range after {
+						perObject[e.Key]++
+					}
+					for key, n := range perObject {
+						if n > 2 && tc.options.Coalesce && tc.options.CoalesceAfter == 0 {
+							t.Errorf("%d notifications about %s were held, want at most 2", n, key)
+						}
+					}
+					if got := sampler.taken(name)[samples:]; len(got) == 0 || got[0] != len(after) {
+						t.Errorf("the backlog metric went on with %v, want %d first: the notifications then held", got, len(after))
+					}
+					if tc.check != nil {
+						tc.check(t, calls[0], after)
+					}
+					if !reg.HasSynced() {
+						t.Error("the registration did not sync")
+					}
+				})
+			})
+		}
 	}
 }
