@@ -41,8 +41,8 @@ func (n *notification) isInitialAdd() bool {
 }
 
 const (
-	// deliveryBatchSize is the most notifications a listener takes from its
-	// buffer per lock acquisition.
+	// deliveryBatchSize is the most notifications a listener whose backlog
+	// is not bounded takes from its buffer per lock acquisition.
 	deliveryBatchSize = 256
 
 	// A batch of handler calls that takes longer than slowHandlerThreshold
@@ -60,13 +60,15 @@ const (
 
 // processorListener delivers the notifications of one registered handler.
 // Producers (the shared processor, and AddEventHandler replaying the store)
-// append to an unbounded buffer (a notificationQueue) under a short mutex; one goroutine, run,
-// takes notifications out in batches and calls the handler without any lock
-// held. Adding never blocks, a slow handler only grows its own buffer, and
-// notifications reach the handler one at a time, in the order they were
-// added. A registration that bounds its backlog (HandlerOptions.Coalesce,
-// MaxBacklog) has, behind the ring, a coalescingBacklog that merges the
-// notifications per object (listener_backlog.go).
+// append to an unbounded buffer (a notificationQueue) under a short mutex;
+// one goroutine, run, takes notifications out in batches and calls the
+// handler without any lock held. Adding never blocks, a slow handler only
+// grows its own buffer, and notifications reach the handler one at a time,
+// in the order they were added. A registration that bounds its backlog
+// (HandlerOptions.Coalesce, MaxBacklog) has, behind the buffer, a
+// coalescingBacklog that merges the notifications per object
+// (listener_backlog.go), and its batches are of one notification, so that
+// the bounds hold for everything the handler has not been handed.
 //
 // The listener is also the [ResourceEventHandlerRegistration] handed to the
 // caller of AddEventHandler.
