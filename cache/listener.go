@@ -96,6 +96,9 @@ type processorListener struct {
 	// that came after those of pending, merged per object key. guarded by
 	// mu.
 	keyed *coalescingBacklog
+	// flight, used when the backlog is bounded, is the batch run took and
+	// has not handed to the handler yet.
+	flight flightBatch
 	// idle is set by run before it waits for wake, and cleared by whoever
 	// sends the wake-up. guarded by mu; at most one wake-up is in flight.
 	idle bool
@@ -343,13 +346,19 @@ func (l *processorListener) run() {
 		}
 		l.delivering.Store(true) // before dropping is read: a stopped listener calls no one
 		l.watch.batch(l, true)
+		bounded := l.keyed != nil
 		for i := range batch {
-			if l.dropping.Load() {
-				clear(batch[i:])
+			if l.dropping.Load() || bounded && !l.flight.claim(i) {
+				if !bounded { // next clears what a bounded listener leaves
+					clear(batch[i:])
+				}
 				break
 			}
 			if l.deliverMeasured(&batch[i]) && !l.pause() {
-				clear(batch[i:])
+				batch[i] = notification{}
+				if !bounded {
+					clear(batch[i+1:])
+				}
 				break
 			}
 			batch[i] = notification{} // let the objects go
@@ -372,14 +381,17 @@ const (
 )
 
 // next waits for notifications and moves up to cap(batch) of them into
-// batch, or only one for a listener whose backlog is bounded, so that what
-// the handler has not been handed stays within the bounds. It also returns
-// how many notifications were pending, those taken included, and nextStale
-// when the oldest pending entry must first be refreshed from the store, or
-// nextStopped once the listener has stopped.
+// batch (for a listener whose backlog is bounded, see takeBoundedLocked). It
+// also returns how many notifications were pending, those taken included,
+// and nextStale when the oldest pending entry must first be refreshed from
+// the store, or nextStopped once the listener has stopped.
 func (l *processorListener) next(batch []notification) ([]notification, int, nextState) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.keyed != nil {
+		clear(l.flight.items) // what the last batch left when the listener stopped
+		l.flight.items = nil
+	}
 	for l.backlogLocked() == 0 && !l.stopped {
 		l.idle = true
 		l.mu.Unlock()
@@ -393,7 +405,9 @@ func (l *processorListener) next(batch []notification) ([]notification, int, nex
 	backlog := l.backlogLocked()
 	if l.keyed != nil {
 		var taken bool
-		if batch, taken = l.takeOneLocked(batch); !taken {
+		batch, taken = l.takeBoundedLocked(batch)
+		l.flight.startLocked(batch)
+		if !taken {
 			return batch, backlog, nextStale
 		}
 		return batch, backlog, nextBatch

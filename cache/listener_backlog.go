@@ -1,6 +1,8 @@
 package cache
 
 import (
+	"sync/atomic"
+
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 )
 
@@ -53,13 +55,14 @@ func (l *processorListener) enqueueLocked(n notification) {
 		l.pending.WriteOne(n)
 		return
 	}
+	unhanded := l.flight.unhandedLocked()
 	switch {
-	case l.keyed.len() > 0 || l.bounds.coalesce && l.pending.Len() >= l.bounds.coalesceAfter:
+	case l.keyed.len() > 0 || l.bounds.coalesce && l.pending.Len()+unhanded >= l.bounds.coalesceAfter:
 		l.addKeyedLocked(n)
 	default:
 		l.pending.WriteOne(n)
 	}
-	if l.bounds.max > 0 && !l.keyed.stale && l.pending.Len()+l.keyed.len() > l.bounds.max {
+	if l.bounds.max > 0 && !l.keyed.stale && l.pending.Len()+l.keyed.len()+unhanded > l.bounds.max {
 		l.overflowLocked()
 	}
 }
@@ -89,10 +92,15 @@ func (l *processorListener) keyOf(n notification) (string, bool) {
 }
 
 // overflowLocked replaces the backlog, past its cap, by stale entries: per
-// key, the handler's view before its pending notifications. The buffer's
-// memory is given back.
+// key, the handler's view before its pending notifications, those in
+// flight first. The buffer's memory is given back.
 func (l *processorListener) overflowLocked() {
-	older := make([]keyedNotification, 0, l.pending.Len())
+	flight := l.flight.takeLocked()
+	older := make([]keyedNotification, 0, len(flight)+l.pending.Len())
+	for _, n := range flight {
+		key, ok := l.keyOf(n)
+		older = append(older, keyedNotification{key: key, ok: ok, n: n})
+	}
 	for {
 		n, ok := l.pending.ReadOne()
 		if !ok {
@@ -106,23 +114,33 @@ func (l *processorListener) overflowLocked() {
 	l.logger.V(2).Info("Event handler backlog passed its cap: pending notifications replaced by the changed objects' keys; the handler gets their current state when it catches up", "maxBacklog", l.bounds.max, "changedObjects", l.keyed.len())
 }
 
-// backlogLocked returns the number of notifications waiting for the handler.
+// backlogLocked returns the number of notifications waiting for the
+// handler, those in flight included.
 func (l *processorListener) backlogLocked() int {
 	n := l.pending.Len()
 	if l.keyed != nil {
-		n += l.keyed.len()
+		n += l.keyed.len() + l.flight.unhandedLocked()
 	}
 	return n
 }
 
-// takeOneLocked moves the oldest pending notification into batch, for a
-// listener whose backlog is bounded: what is not handed to the handler stays
-// in the backlog, where it is merged, capped and counted. It reports false,
-// taking nothing, when that notification is a stale entry's (see
-// takeStale). l.mu must be held.
-func (l *processorListener) takeOneLocked(batch []notification) ([]notification, bool) {
-	if n, ok := l.pending.ReadOne(); ok {
-		return append(batch, n), true
+// takeBoundedLocked moves into batch, for a listener whose backlog is
+// bounded, either the notifications of its buffer (up to cap(batch)): one
+// per event, which the bounds do not merge, and which still count towards
+// them until handed (see flightBatch); or else the first notification of
+// the oldest entry of the coalescing backlog, so that what the handler has
+// not been handed stays there, merged. It reports false, taking nothing,
+// when that entry is stale (see takeStale). l.mu must be held.
+func (l *processorListener) takeBoundedLocked(batch []notification) ([]notification, bool) {
+	if l.pending.Len() > 0 {
+		for len(batch) < cap(batch) {
+			n, ok := l.pending.ReadOne()
+			if !ok {
+				break
+			}
+			batch = append(batch, n)
+		}
+		return batch, true
 	}
 	n, finished, ok := l.keyed.takeFront()
 	if !ok {
@@ -130,6 +148,51 @@ func (l *processorListener) takeOneLocked(batch []notification) ([]notification,
 	}
 	l.finishInitial(finished)
 	return append(batch, n), true
+}
+
+// flightBatch is the batch that the delivery goroutine of a listener with a
+// bounded backlog took and has not handed to the handler yet. Those
+// notifications still count towards the bounds, and a backlog that passes
+// its cap takes them back: run claims each notification before handing it
+// over, and overflowLocked takes the unclaimed rest at once.
+type flightBatch struct {
+	// items is the batch, set by next under the listener's mu. Only run
+	// writes to it, clearing each notification it claimed once handed;
+	// the unclaimed rest is read under mu and cleared by next.
+	items []notification
+	// next is the index in items of the first notification not claimed,
+	// or -1 once overflowLocked took them.
+	next atomic.Int64
+}
+
+// startLocked makes batch the one in flight. mu must be held.
+func (f *flightBatch) startLocked(batch []notification) {
+	f.items = batch
+	f.next.Store(0)
+}
+
+// claim reports whether run may hand over notification i; it must claim
+// them in order.
+func (f *flightBatch) claim(i int) bool {
+	return f.next.CompareAndSwap(int64(i), int64(i+1))
+}
+
+// unhandedLocked returns how many notifications in flight are not claimed.
+// mu must be held.
+func (f *flightBatch) unhandedLocked() int {
+	if n := f.next.Load(); n >= 0 && int(n) < len(f.items) {
+		return len(f.items) - int(n)
+	}
+	return 0
+}
+
+// takeLocked takes the notifications in flight that are not claimed, and
+// returns them: run will not hand them over. mu must be held.
+func (f *flightBatch) takeLocked() []notification {
+	if n := f.next.Swap(-1); n >= 0 && int(n) < len(f.items) {
+		return f.items[n:]
+	}
+	return nil
 }
 
 // takeStale refreshes the stale entries at the front of the coalescing
@@ -154,6 +217,7 @@ func (l *processorListener) takeStale(batch []notification) ([]notification, boo
 			if n, finished, taken := l.keyed.takeFront(); taken {
 				l.finishInitial(finished)
 				batch = append(batch, n)
+				l.flight.startLocked(batch)
 				return
 			}
 			if l.keyed.front() == nil {

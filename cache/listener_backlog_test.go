@@ -64,6 +64,9 @@ func (l *processorListener) takeOnce(t *testing.T) {
 		}
 	}
 	for i := range batch {
+		if l.keyed != nil && !l.flight.claim(i) {
+			t.Fatal("the listener's batch was taken back")
+		}
 		l.deliver(&batch[i])
 	}
 }
@@ -228,46 +231,75 @@ func TestListenerBacklogResolvesWhileTheProducerWaits(t *testing.T) {
 	}
 }
 
-// backlogSampler is a RunMetricsProvider that records the backlog samples of
-// every handler, by handler name.
+// backlogSampler is a RunMetricsProvider that records, in the order they
+// happen, the backlog samples of the handler named handler and its calls
+// (noted by the handler itself with call): both happen on the handler's
+// delivery goroutine.
 type backlogSampler struct {
 	*seriesProvider
+	handler string
 	mu      sync.Mutex
-	samples map[string][]int // guarded by mu
+	// timeline holds the samples, and -1 for each call. guarded by mu.
+	timeline []int
 }
 
-func newBacklogSampler() *backlogSampler {
-	return &backlogSampler{seriesProvider: newSeriesProvider(), samples: map[string][]int{}}
+func newBacklogSampler(handler string) *backlogSampler {
+	return &backlogSampler{seriesProvider: newSeriesProvider(), handler: handler}
 }
 
 func (p *backlogSampler) NewHandlerRunMetrics(labels HandlerMetricLabels) HandlerRunMetrics {
-	return &sampledHandle{HandlerRunMetrics: p.seriesProvider.NewHandlerRunMetrics(labels), p: p, name: labels.Handler}
+	m := p.seriesProvider.NewHandlerRunMetrics(labels)
+	if labels.Handler != p.handler {
+		return m
+	}
+	return &sampledHandle{HandlerRunMetrics: m, p: p}
 }
 
-// taken returns the samples of the handler named name so far.
-func (p *backlogSampler) taken(name string) []int {
+func (p *backlogSampler) note(n int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return slices.Clone(p.samples[name])
+	p.timeline = append(p.timeline, n)
+}
+
+// call notes a call of the handler.
+func (p *backlogSampler) call() { p.note(-1) }
+
+// since returns the timeline from position from on, and its length.
+func (p *backlogSampler) since(from int) ([]int, int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.timeline[from:]), len(p.timeline)
 }
 
 type sampledHandle struct {
 	HandlerRunMetrics
-	p    *backlogSampler
-	name string
+	p *backlogSampler
 }
 
 func (h *sampledHandle) SetBacklog(n int) {
-	h.p.mu.Lock()
-	h.p.samples[h.name] = append(h.p.samples[h.name], n)
-	h.p.mu.Unlock()
+	h.p.note(n)
 	h.HandlerRunMetrics.SetBacklog(n)
 }
 
-// stuckHandler records its calls and blocks in the first until release is
-// closed.
+// stuckHandler records its calls and keeps a view of the objects from them.
 type stuckHandler struct {
 	*recorder
+	view *replayView
+}
+
+func (h stuckHandler) OnAdd(obj any, isInInitialList bool) {
+	h.view.OnAdd(obj, isInInitialList)
+	h.recorder.OnAdd(obj, isInInitialList)
+}
+
+func (h stuckHandler) OnUpdate(oldObj, newObj any) {
+	h.view.OnUpdate(oldObj, newObj)
+	h.recorder.OnUpdate(oldObj, newObj)
+}
+
+func (h stuckHandler) OnDelete(obj any) {
+	h.view.OnDelete(obj)
+	h.recorder.OnDelete(obj)
 }
 
 // TestBoundedBacklogHoldsNothingOutsideItsBounds blocks a bounded handler in
@@ -347,18 +379,19 @@ func TestBoundedBacklogHoldsNothingOutsideItsBounds(t *testing.T) {
 					for i := range objects {
 						create(t, srv, fmt.Sprintf("o%d", i))
 					}
-					sampler := newBacklogSampler()
-					inf := newTestInformer(srv, SharedIndexInformerOptions{InOrder: mode.inOrder, RunMetricsProvider: sampler})
-					runSharedInformer(t, inf)
-					waitForSync(t, inf.HasSyncedChecker())
-
 					release := make(chan struct{})
-					stuck := stuckHandler{newRecorder()}
+					stuck := stuckHandler{newRecorder(), newReplayView()}
+					sampler := newBacklogSampler(handlerName(stuck))
 					stuck.onEvent = func(event) {
+						sampler.call()
 						if stuck.count() == 1 {
 							<-release
 						}
 					}
+					inf := newTestInformer(srv, SharedIndexInformerOptions{InOrder: mode.inOrder, RunMetricsProvider: sampler})
+					runSharedInformer(t, inf)
+					waitForSync(t, inf.HasSyncedChecker())
+
 					reg, err := inf.AddEventHandlerWithOptions(stuck, tc.options)
 					if err != nil {
 						t.Fatal(err)
@@ -366,8 +399,8 @@ func TestBoundedBacklogHoldsNothingOutsideItsBounds(t *testing.T) {
 					synctest.Wait() // blocked in the first add of the replay
 					tc.change(t, srv)
 					synctest.Wait()
-					name := handlerName(stuck)
-					samples := len(sampler.taken(name))
+					held := reg.(*processorListener).backlog()
+					_, mark := sampler.since(0)
 					close(release)
 					synctest.Wait()
 
@@ -385,11 +418,31 @@ func TestBoundedBacklogHoldsNothingOutsideItsBounds(t *testing.T) {
 							t.Errorf("%d notifications about %s were held, want at most 2", n, key)
 						}
 					}
-					if got := sampler.taken(name)[samples:]; len(got) == 0 || got[0] != len(after) {
-						t.Errorf("the backlog metric went on with %v, want %d first: the notifications then held", got, len(after))
+					if held != len(after) {
+						t.Errorf("the backlog counted %d notifications, want the %d that followed", held, len(after))
+					}
+					// The first sample after the release counts what the
+					// calls before it left.
+					timeline, _ := sampler.since(mark)
+					before := 0
+					for _, n := range timeline {
+						if n >= 0 {
+							if want := len(after) - before; n != want {
+								t.Errorf("the backlog metric went on with %d after %d calls, want %d", n, before, want)
+							}
+							break
+						}
+						before++
 					}
 					if tc.check != nil {
 						tc.check(t, calls[0], after)
+					}
+					view, _, problems := stuck.view.snapshot()
+					if len(problems) > 0 {
+						t.Errorf("the handler got inconsistent calls:\n%v", problems)
+					}
+					if diff := cmp.Diff(storeView(inf.GetStore()), view); diff != "" {
+						t.Errorf("the handler's view is not the store's (-want +got):\n%s", diff)
 					}
 					if !reg.HasSynced() {
 						t.Error("the registration did not sync")

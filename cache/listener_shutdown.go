@@ -19,8 +19,8 @@ var errShutdownFromHandler = errors.New("shut down event handler: gave up waitin
 
 // shutdownStalemate is how long a stalemate (see shutdownWatch) must last,
 // without any call in progress that it involves returning, before the oldest
-// wait in it gives up. It is longer than any handler call a program should
-// make; the chaos test's stalls last at most a minute.
+// wait in it gives up: longer than a handler call should ever take (the
+// chaos test stalls handlers for up to a minute).
 const shutdownStalemate = 90 * time.Second
 
 // shutdownWatch recognises the [ShutDownEventHandler] waits of one informer
@@ -45,9 +45,18 @@ const shutdownStalemate = 90 * time.Second
 // shutting down a handler whose call is the only one in progress. So a
 // stalemate must also last shutdownStalemate, on the real clock, with no
 // involved call returning; then the oldest wait whose target is in a call
-// gives up and returns errShutdownFromHandler. If that wait came from a
-// handler, its call can now return, which ends the waits for it, and so on
-// along the chain.
+// gives up and returns errShutdownFromHandler. The oldest, because a caller
+// that comes to wait for a handler already caught in a deadlock is younger
+// than the waits of the deadlock, and should see it end. If that wait came
+// from a handler, its call can now return, which ends the waits for it, and
+// so on along the chain.
+//
+// The counts are per informer, not per process: a busy handler of an
+// unrelated informer does not delay a verdict, and informers share no state
+// (nor timers, which matters to informers in separate synctest bubbles).
+// The price: a handler of another informer waiting for one of this
+// informer's handlers counts as a caller outside the handlers. A cycle
+// through several informers is still a stalemate in each of them.
 //
 // Listeners report the beginning and end of their batches of calls only
 // while a wait is pending (active), so the watch costs delivery one atomic
