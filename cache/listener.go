@@ -41,8 +41,8 @@ func (n *notification) isInitialAdd() bool {
 }
 
 const (
-	// deliveryBatchSize is the most notifications a listener whose backlog
-	// is not bounded takes from its buffer per lock acquisition.
+	// deliveryBatchSize is the most notifications a listener takes from its
+	// buffer per lock acquisition.
 	deliveryBatchSize = 256
 
 	// A batch of handler calls that takes longer than slowHandlerThreshold
@@ -67,8 +67,9 @@ const (
 // in the order they were added. A registration that bounds its backlog
 // (HandlerOptions.Coalesce, MaxBacklog) has, behind the buffer, a
 // coalescingBacklog that merges the notifications per object
-// (listener_backlog.go), and its batches are of one notification, so that
-// the bounds hold for everything the handler has not been handed.
+// (listener_backlog.go); so that the bounds hold for everything the handler
+// has not been handed, a batch counts towards them until handed (see
+// flightBatch), and merged notifications are taken one at a time.
 //
 // The listener is also the [ResourceEventHandlerRegistration] handed to the
 // caller of AddEventHandler.
@@ -344,7 +345,7 @@ func (l *processorListener) run() {
 		if backlog > slowHandlerBacklog {
 			start = l.clock.Now()
 		}
-		l.delivering.Store(true) // before dropping is read: a stopped listener calls no one
+		l.delivering.Store(true) // before dropping is read: once stopped, a listener seen idle calls no one
 		l.watch.batch(l, true)
 		bounded := l.keyed != nil
 		for i := range batch {
