@@ -197,10 +197,19 @@ func chaosPlan(seed uint64, inOrder bool) (chaosConfig, []chaosStep) {
 	// is held, as in client-go: stalling it would stall the reflector on a
 	// mutex, which a synctest bubble cannot wait through.
 	if !cfg.lowLevel {
-		kinds = append(kinds,
-			weighted{stepHandlerStall, 2}, weighted{stepHandlerPanic, 2}, weighted{stepAddHandler, 2}, weighted{stepAddFromHandler, 2},
-			weighted{stepRemoveHandler, 1}, weighted{stepShutDownHandler, 1}, weighted{stepRemoveSelf, 1},
-			weighted{stepShutDownSelf, 1}, weighted{stepRemoveFromOther, 1}, weighted{stepShutDownByOther, 1})
+		for _, k := range []weighted{
+			{stepHandlerStall, 2}, {stepHandlerPanic, 2}, {stepAddHandler, 2}, {stepAddFromHandler, 2},
+			{stepRemoveHandler, 1}, {stepShutDownHandler, 1}, {stepRemoveSelf, 1},
+			{stepShutDownSelf, 1}, {stepRemoveFromOther, 1}, {stepShutDownByOther, 1},
+		} {
+			// A handler shutting itself down, or handlers shutting each
+			// other down, wait until the stalemate is given up: 90 s of
+			// the wall clock, which only virtual time gets through.
+			if cfg.realTime && (k.kind == stepShutDownSelf || k.kind == stepShutDownByOther) {
+				continue
+			}
+			kinds = append(kinds, k)
+		}
 	}
 	total := 0
 	for _, k := range kinds {

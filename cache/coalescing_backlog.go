@@ -25,7 +25,7 @@ import (
 //
 // A stale entry (after the backlog overflowed, see markStale) keeps only the
 // view before; its latest state is read from the informer's store when the
-// handler gets to it (resolve).
+// handler gets to it (refresh).
 //
 // The zero value is an empty backlog. It is not safe for concurrent use: the
 // listener guards it with its mutex.
@@ -68,7 +68,7 @@ type backlogEntry struct {
 	// initial counts the initial-list adds merged into the entry: each had
 	// its listener's sync tracker started.
 	initial int
-	// stale: latest is not kept; the store has it (see resolve).
+	// stale: latest is not kept; the store has it (see refresh).
 	stale bool
 	// exact: the entry holds one notification that could not be keyed; it
 	// is delivered as it is and never merged or made stale.
@@ -172,18 +172,6 @@ func (b *coalescingBacklog) markStale(older []keyedNotification) {
 	}
 }
 
-// popFront removes and returns the oldest entry, or nil. Once the backlog is
-// empty it leaves stale mode and, after a large burst, gives its map back.
-func (b *coalescingBacklog) popFront() *backlogEntry {
-	e := b.head
-	if e == nil {
-		return nil
-	}
-	b.count -= e.size()
-	b.remove(e)
-	return e
-}
-
 func (b *coalescingBacklog) pushBack(e *backlogEntry) {
 	if b.entries == nil {
 		b.entries = make(map[string]*backlogEntry)
@@ -199,6 +187,8 @@ func (b *coalescingBacklog) pushBack(e *backlogEntry) {
 	b.peak = max(b.peak, len(b.entries))
 }
 
+// remove takes e out of the backlog. Once the backlog is empty it leaves
+// stale mode and, after a large burst, gives its map back.
 func (b *coalescingBacklog) remove(e *backlogEntry) {
 	delete(b.entries, e.key)
 	if e.prev != nil {
@@ -277,51 +267,99 @@ func (e *backlogEntry) size() int {
 	}
 }
 
-// emit appends the notifications of e, which is not stale, to dst. It also
-// returns how many of e's initial-list adds are not delivered as such: their
-// sync must be finished by the caller.
-func (e *backlogEntry) emit(dst []notification) ([]notification, int) {
-	if e.isExact {
-		return append(dst, e.exact), 0
+// takeFront removes the first notification of the oldest entry and returns
+// it, with the number of the entry's initial-list adds that are not
+// delivered as such: their sync must be finished by the caller. Of an object
+// deleted and added again it takes the delete and leaves the add, as an
+// entry without a view before, in its place, where later notifications
+// still merge into it. It reports false, taking nothing, when the backlog is
+// empty or its oldest entry is stale (see refresh).
+func (b *coalescingBacklog) takeFront() (n notification, finished int, ok bool) {
+	e := b.head
+	if e == nil || e.stale {
+		return notification{}, 0, false
 	}
-	switch {
-	case !e.hadBefore: // and present: empty entries are removed
-		return e.appendAdd(dst, e.latest)
-	case !e.present:
-		return append(dst, notification{kind: deleteNotification, oldObj: e.deleted}), e.initial
-	case e.wasDeleted:
-		dst = append(dst, notification{kind: deleteNotification, oldObj: e.deleted})
-		return e.appendAdd(dst, e.latest)
-	default:
-		return append(dst, notification{kind: updateNotification, oldObj: e.before, newObj: e.latest}), e.initial
+	b.count -= e.size()
+	n, finished = e.takeFirst()
+	if e.size() == 0 {
+		b.remove(e)
+	} else {
+		b.count += e.size()
 	}
+	return n, finished, true
 }
 
-// resolve appends the notifications that take the handler from e's view
-// before to the object's current state in the store (current, if exists),
-// for a stale entry. Like emit, it returns the initial adds to finish.
-func (e *backlogEntry) resolve(dst []notification, current any, exists bool) ([]notification, int) {
-	if !e.hadBefore {
-		if exists {
-			return e.appendAdd(dst, current)
+// refresh gives up to max stale entries at the front of the backlog their
+// object's current state, read with get (see backlogEntry.refresh), and
+// removes those left with nothing to tell. It returns the number of initial
+// adds of the removed entries, which the caller must finish. A refreshed
+// entry may hold two notifications (a delete and an add).
+func (b *coalescingBacklog) refresh(get func(key string) (any, bool), max int) (finished int) {
+	for e := b.head; e != nil && e.stale && max > 0; max-- {
+		next := e.next
+		b.count -= e.size()
+		e.refresh(get(e.key))
+		if e.size() == 0 {
+			finished += e.initial
+			b.remove(e)
+		} else {
+			b.count += e.size()
 		}
-		return dst, e.initial
+		e = next
 	}
-	tombstone := notification{kind: deleteNotification, oldObj: DeletedFinalStateUnknown{Key: e.key, Obj: e.before}}
+	return finished
+}
+
+// takeFirst removes the first notification of e, which is not stale, and
+// returns it with the number of e's initial-list adds it finishes without
+// delivering them as such. e is left empty (size 0), except after the
+// delete of an object deleted and added again: then it holds the add, as
+// an entry with no view before.
+func (e *backlogEntry) takeFirst() (notification, int) {
 	switch {
-	case !exists:
-		return append(dst, tombstone), e.initial
-	case e.before == nil || !sameIncarnation(e.before, current):
-		return e.appendAdd(append(dst, tombstone), current)
+	case e.isExact:
+		n := e.exact
+		e.isExact, e.exact = false, notification{}
+		return n, 0
+	case !e.hadBefore: // and present: empty entries are removed
+		n, finished := e.addOf(e.latest)
+		e.present, e.latest, e.initial = false, nil, 0
+		return n, finished
+	case !e.present:
+		n, finished := notification{kind: deleteNotification, oldObj: e.deleted}, e.initial
+		e.hadBefore, e.before, e.wasDeleted, e.deleted, e.initial = false, nil, false, nil, 0
+		return n, finished
+	case e.wasDeleted:
+		n := notification{kind: deleteNotification, oldObj: e.deleted}
+		e.hadBefore, e.before, e.wasDeleted, e.deleted = false, nil, false, nil
+		return n, 0
 	default:
-		return append(dst, notification{kind: updateNotification, oldObj: e.before, newObj: current}), e.initial
+		n, finished := notification{kind: updateNotification, oldObj: e.before, newObj: e.latest}, e.initial
+		*e = backlogEntry{key: e.key, prev: e.prev, next: e.next}
+		return n, finished
 	}
 }
 
-// appendAdd appends an add of obj, counted towards the sync if any initial
-// add was merged into e.
-func (e *backlogEntry) appendAdd(dst []notification, obj any) ([]notification, int) {
-	return append(dst, notification{kind: addNotification, isInInitialList: e.initial > 0, newObj: obj}), max(e.initial-1, 0)
+// refresh makes e, which is stale, an ordinary entry whose latest state is
+// the object's current state in the store (current, if exists): its
+// notifications then take the handler from its view before to that state.
+// An object gone from the store is deleted with a [DeletedFinalStateUnknown]
+// carrying that view; one stored under another uid is deleted so, then
+// added.
+func (e *backlogEntry) refresh(current any, exists bool) {
+	e.stale = false
+	if e.hadBefore && (!exists || e.before == nil || !sameIncarnation(e.before, current)) {
+		e.wasDeleted, e.deleted = true, DeletedFinalStateUnknown{Key: e.key, Obj: e.before}
+	}
+	if exists {
+		e.present, e.latest = true, current
+	}
+}
+
+// addOf returns an add of obj, counted towards the sync if any initial add
+// was merged into e, and the number of e's other initial adds.
+func (e *backlogEntry) addOf(obj any) (notification, int) {
+	return notification{kind: addNotification, isInInitialList: e.initial > 0, newObj: obj}, max(e.initial-1, 0)
 }
 
 // lastKnownState returns the object of a deletion: the object inside a

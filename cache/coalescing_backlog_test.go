@@ -49,19 +49,34 @@ func describeNotifications(ns []notification) []string {
 	return out
 }
 
-// drainBacklog takes every entry of b, resolving stale ones against store,
-// and returns the notifications and the initial adds to finish.
+// drainBacklog takes every notification of b, refreshing stale entries from
+// store, and returns the notifications and the initial adds to finish.
 func drainBacklog(b *coalescingBacklog, store map[string]any) ([]notification, int) {
 	var out []notification
 	finished := 0
-	for e := b.popFront(); e != nil; e = b.popFront() {
-		var f int
-		if e.stale {
-			obj, ok := store[e.key]
-			out, f = e.resolve(out, obj, ok)
-		} else {
-			out, f = e.emit(out)
+	for b.front() != nil {
+		if b.front().stale {
+			finished += b.refresh(func(key string) (any, bool) {
+				obj, ok := store[key]
+				return obj, ok
+			}, 1)
+			continue
 		}
+		n, f, _ := b.takeFront()
+		out = append(out, n)
+		finished += f
+	}
+	return out, finished
+}
+
+// takeEntry takes the notifications of b's oldest entry, which is not stale,
+// and returns them and the initial adds to finish.
+func takeEntry(b *coalescingBacklog) ([]notification, int) {
+	var out []notification
+	finished := 0
+	for e := b.front(); b.front() == e; {
+		n, f, _ := b.takeFront()
+		out = append(out, n)
 		finished += f
 	}
 	return out, finished
@@ -304,11 +319,10 @@ func TestCoalescingBacklogAgainstNaiveModel(t *testing.T) {
 					want := naiveNet(pending)
 					m.order = m.order[1:]
 					delete(m.pending, key)
-					e := b.popFront()
-					if e == nil || e.key != key {
-						t.Fatalf("step %d: popped %v, want the entry of %s", step, e, key)
+					if e := b.front(); e == nil || e.key != key {
+						t.Fatalf("step %d: the oldest entry is %v, want that of %s", step, e, key)
 					}
-					got, finished := e.emit(nil)
+					got, finished := takeEntry(&b)
 					if diff := cmp.Diff(describeNotifications(want), describeNotifications(got)); diff != "" {
 						t.Fatalf("step %d: notifications of %s (-want +got):\n%s", step, key, diff)
 					}

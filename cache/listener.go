@@ -60,13 +60,16 @@ const (
 
 // processorListener delivers the notifications of one registered handler.
 // Producers (the shared processor, and AddEventHandler replaying the store)
-// append to an unbounded buffer (a notificationQueue) under a short mutex; one goroutine, run,
-// takes notifications out in batches and calls the handler without any lock
-// held. Adding never blocks, a slow handler only grows its own buffer, and
-// notifications reach the handler one at a time, in the order they were
-// added. A registration that bounds its backlog (HandlerOptions.Coalesce,
-// MaxBacklog) has, behind the ring, a coalescingBacklog that merges the
-// notifications per object (listener_backlog.go).
+// append to an unbounded buffer (a notificationQueue) under a short mutex;
+// one goroutine, run, takes notifications out in batches and calls the
+// handler without any lock held. Adding never blocks, a slow handler only
+// grows its own buffer, and notifications reach the handler one at a time,
+// in the order they were added. A registration that bounds its backlog
+// (HandlerOptions.Coalesce, MaxBacklog) has, behind the buffer, a
+// coalescingBacklog that merges the notifications per object
+// (listener_backlog.go); so that the bounds hold for everything the handler
+// has not been handed, a batch counts towards them until handed (see
+// flightBatch), and merged notifications are taken one at a time.
 //
 // The listener is also the [ResourceEventHandlerRegistration] handed to the
 // caller of AddEventHandler.
@@ -94,6 +97,9 @@ type processorListener struct {
 	// that came after those of pending, merged per object key. guarded by
 	// mu.
 	keyed *coalescingBacklog
+	// flight, used when the backlog is bounded, is the batch run took and
+	// has not handed to the handler yet.
+	flight flightBatch
 	// idle is set by run before it waits for wake, and cleared by whoever
 	// sends the wake-up. guarded by mu; at most one wake-up is in flight.
 	idle bool
@@ -126,10 +132,15 @@ type processorListener struct {
 	// the listener starts; only run uses it.
 	observer *handlerObserver
 
-	// delivering is true while run delivers a batch, between reading it and
-	// the end of its last handler call; set only by run. ShutDownEventHandler
-	// reads it to refuse waits that could deadlock (see waitShutdown).
+	// delivering is true while run delivers a batch, from before it reads
+	// dropping for the batch's first call until the end of its last call;
+	// set only by run. The shutdown watch reads it (see shutdownWatch).
 	delivering atomic.Bool
+	// watch is the shutdown watch of the listener's informer, nil for a
+	// listener of none; set before the listener starts.
+	watch *shutdownWatch
+	// watched is the watch's record of the listener. guarded by watch.mu.
+	watched watchedListener
 }
 
 var (
@@ -142,12 +153,7 @@ var (
 // upstreamName names the informer's [DoneChecker]; the registration's checker
 // is called "<upstreamName> + event handler <handler name>".
 func newProcessorListener(logger klog.Logger, handler ResourceEventHandler, clk clock.Clock, upstreamName string) *processorListener {
-	var name string
-	if typed, ok := handler.(interface{ name() string }); ok {
-		name = typed.name()
-	} else {
-		name = nameForHandler(handler)
-	}
+	name := handlerName(handler)
 	l := &processorListener{
 		logger:      klog.LoggerWithValues(logger, "handler", name),
 		handler:     handler,
@@ -159,6 +165,15 @@ func newProcessorListener(logger klog.Logger, handler ResourceEventHandler, clk 
 		runFinished: make(chan struct{}),
 	}
 	return l
+}
+
+// handlerName is the name a registration of handler logs under: that of the
+// handler an adapter of this package wraps, or nameForHandler's.
+func handlerName(handler ResourceEventHandler) string {
+	if named, ok := handler.(interface{ name() string }); ok {
+		return named.name()
+	}
+	return nameForHandler(handler)
 }
 
 // HasSynced reports whether the informer has synced and this handler has
@@ -306,6 +321,8 @@ func (l *processorListener) isStopped() bool {
 // run delivers notifications until the listener stops.
 func (l *processorListener) run() {
 	defer close(l.runFinished)
+	l.watch.started(l)
+	defer l.watch.finished(l)
 	l.observer.begin()
 	defer l.observer.end()
 
@@ -320,7 +337,7 @@ func (l *processorListener) run() {
 			return
 		case nextStale:
 			var ok bool
-			if batch, ok = l.resolveStale(batch); !ok {
+			if batch, ok = l.takeStale(batch); !ok {
 				return
 			}
 		}
@@ -328,19 +345,27 @@ func (l *processorListener) run() {
 		if backlog > slowHandlerBacklog {
 			start = l.clock.Now()
 		}
-		l.delivering.Store(true) // before dropping is read: see waitShutdown
+		l.delivering.Store(true) // before dropping is read: once stopped, a listener seen idle calls no one
+		l.watch.batch(l, true)
+		bounded := l.keyed != nil
 		for i := range batch {
-			if l.dropping.Load() {
-				clear(batch[i:])
+			if l.dropping.Load() || bounded && !l.flight.claim(i) {
+				if !bounded { // next clears what a bounded listener leaves
+					clear(batch[i:])
+				}
 				break
 			}
 			if l.deliverMeasured(&batch[i]) && !l.pause() {
-				clear(batch[i:])
+				batch[i] = notification{}
+				if !bounded {
+					clear(batch[i+1:])
+				}
 				break
 			}
 			batch[i] = notification{} // let the objects go
 		}
 		l.delivering.Store(false)
+		l.watch.batch(l, false)
 		if !start.IsZero() {
 			l.logIfSlow(start, len(batch), backlog)
 		}
@@ -352,17 +377,22 @@ type nextState uint8
 
 const (
 	nextBatch   nextState = iota // notifications were taken
-	nextStale                    // the backlog's front is stale: see resolveStale
+	nextStale                    // the backlog's front is stale: see takeStale
 	nextStopped                  // the listener has stopped
 )
 
 // next waits for notifications and moves up to cap(batch) of them into
-// batch. It also returns how many notifications were pending, and
-// nextStale when the oldest pending entry must first be resolved against the
-// store, or nextStopped once the listener has stopped.
+// batch (for a listener whose backlog is bounded, see takeBoundedLocked). It
+// also returns how many notifications were pending, those taken included,
+// and nextStale when the oldest pending entry must first be refreshed from
+// the store, or nextStopped once the listener has stopped.
 func (l *processorListener) next(batch []notification) ([]notification, int, nextState) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.keyed != nil {
+		clear(l.flight.items) // what the last batch left when the listener stopped
+		l.flight.items = nil
+	}
 	for l.backlogLocked() == 0 && !l.stopped {
 		l.idle = true
 		l.mu.Unlock()
@@ -374,10 +404,11 @@ func (l *processorListener) next(batch []notification) ([]notification, int, nex
 		return batch, 0, nextStopped
 	}
 	backlog := l.backlogLocked()
-	if l.pending.Len() == 0 {
-		// What is pending is in the coalescing backlog.
+	if l.keyed != nil {
 		var taken bool
-		if batch, taken = l.takeKeyedLocked(batch); !taken {
+		batch, taken = l.takeBoundedLocked(batch)
+		l.flight.startLocked(batch)
+		if !taken {
 			return batch, backlog, nextStale
 		}
 		return batch, backlog, nextBatch

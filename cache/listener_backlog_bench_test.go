@@ -2,6 +2,8 @@ package cache
 
 import (
 	"fmt"
+	"math"
+	"runtime"
 	"testing"
 	"time"
 
@@ -72,6 +74,47 @@ func BenchmarkBlockedHandlerLatency(b *testing.B) {
 				b.ReportMetric(float64(p99)/float64(time.Microsecond), "p99-µs")
 				if blocked != nil {
 					b.ReportMetric(float64(blocked.backlog()), "blocked-backlog")
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkBoundedListenerDistribute is BenchmarkListenerDistribute for
+// listeners whose backlog is bounded, over 4,096 objects: with Coalesce
+// merging from the first notification (coalesce-after=0), and with a
+// CoalesceAfter that is never reached (coalesce-after=max), so that every
+// notification is delivered as it is.
+func BenchmarkBoundedListenerDistribute(b *testing.B) {
+	const objects = 4096
+	objs := make([]any, objects)
+	for i := range objs {
+		objs[i] = benchkit.NewObject(i, 1)
+	}
+	for _, after := range []struct {
+		name string
+		n    int
+	}{{"0", 0}, {"max", math.MaxInt}} {
+		for _, handlers := range []int{1, 16} {
+			b.Run(fmt.Sprintf("coalesce-after=%s/handlers=%d", after.name, handlers), func(b *testing.B) {
+				p := newSharedProcessor(realClock)
+				ls := make([]*processorListener, handlers)
+				for i := range ls {
+					ls[i] = newProcessorListener(discardLogger(), ResourceEventHandlerFuncs{}, realClock, "bench")
+					ls[i].setBacklog(backlogBounds{coalesce: true, coalesceAfter: after.n}, MetaNamespaceKeyFunc, nil)
+					p.addListener(ls[i], resyncSchedule{})
+				}
+				p.run()
+				defer p.stop()
+				b.ReportAllocs()
+				for i := 0; b.Loop(); i++ {
+					obj := objs[i%objects]
+					p.distribute(notification{kind: updateNotification, oldObj: obj, newObj: obj})
+				}
+				for _, l := range ls {
+					for l.backlog() > 0 || l.delivering.Load() {
+						runtime.Gosched()
+					}
 				}
 			})
 		}

@@ -3,10 +3,15 @@ package cache
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
+	"testing/synctest"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	framework "github.com/informer-go/informer/cache/testing"
 )
 
 // mapSource is a backlogSource over a map, for listeners driven by one
@@ -44,8 +49,8 @@ func (l *processorListener) backlog() int {
 }
 
 // takeOnce does what one round of run does, without the goroutine: it takes
-// a batch (resolving stale entries) and delivers it. The listener must have
-// something pending.
+// a batch (refreshing stale entries) and delivers it. The listener must have
+// something pending; it may turn out to be nothing to deliver.
 func (l *processorListener) takeOnce(t *testing.T) {
 	t.Helper()
 	batch, _, state := l.next(make([]notification, 0, deliveryBatchSize))
@@ -54,11 +59,14 @@ func (l *processorListener) takeOnce(t *testing.T) {
 		t.Fatal("the listener stopped")
 	case nextStale:
 		var ok bool
-		if batch, ok = l.resolveStale(batch); !ok {
+		if batch, ok = l.takeStale(batch); !ok {
 			t.Fatal("the listener stopped")
 		}
 	}
 	for i := range batch {
+		if l.keyed != nil && !l.flight.claim(i) {
+			t.Fatal("the listener's batch was taken back")
+		}
 		l.deliver(&batch[i])
 	}
 }
@@ -220,5 +228,227 @@ func TestListenerBacklogResolvesWhileTheProducerWaits(t *testing.T) {
 	wg.Wait()
 	if _, _, problems := view.snapshot(); len(problems) > 0 {
 		t.Errorf("the handler got inconsistent calls:\n%v", problems)
+	}
+}
+
+// backlogSampler is a RunMetricsProvider that records, in the order they
+// happen, the backlog samples of the handler named handler and its calls
+// (noted by the handler itself with call): both happen on the handler's
+// delivery goroutine.
+type backlogSampler struct {
+	*seriesProvider
+	handler string
+	mu      sync.Mutex
+	// timeline holds the samples, and -1 for each call. guarded by mu.
+	timeline []int
+}
+
+func newBacklogSampler(handler string) *backlogSampler {
+	return &backlogSampler{seriesProvider: newSeriesProvider(), handler: handler}
+}
+
+func (p *backlogSampler) NewHandlerRunMetrics(labels HandlerMetricLabels) HandlerRunMetrics {
+	m := p.seriesProvider.NewHandlerRunMetrics(labels)
+	if labels.Handler != p.handler {
+		return m
+	}
+	return &sampledHandle{HandlerRunMetrics: m, p: p}
+}
+
+func (p *backlogSampler) note(n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.timeline = append(p.timeline, n)
+}
+
+// call notes a call of the handler.
+func (p *backlogSampler) call() { p.note(-1) }
+
+// since returns the timeline from position from on, and its length.
+func (p *backlogSampler) since(from int) ([]int, int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.timeline[from:]), len(p.timeline)
+}
+
+type sampledHandle struct {
+	HandlerRunMetrics
+	p *backlogSampler
+}
+
+func (h *sampledHandle) SetBacklog(n int) {
+	h.p.note(n)
+	h.HandlerRunMetrics.SetBacklog(n)
+}
+
+// stuckHandler records its calls and keeps a view of the objects from them.
+type stuckHandler struct {
+	*recorder
+	view *replayView
+}
+
+func (h stuckHandler) OnAdd(obj any, isInInitialList bool) {
+	h.view.OnAdd(obj, isInInitialList)
+	h.recorder.OnAdd(obj, isInInitialList)
+}
+
+func (h stuckHandler) OnUpdate(oldObj, newObj any) {
+	h.view.OnUpdate(oldObj, newObj)
+	h.recorder.OnUpdate(oldObj, newObj)
+}
+
+func (h stuckHandler) OnDelete(obj any) {
+	h.view.OnDelete(obj)
+	h.recorder.OnDelete(obj)
+}
+
+// TestBoundedBacklogHoldsNothingOutsideItsBounds blocks a bounded handler in
+// the first call of the replay of 102 objects (when it is added to a running
+// informer), then changes the objects, and counts what reaches the handler
+// once it is released: everything it had not been handed, which must be
+// within the bounds, merged as HandlerOptions says, and what the backlog
+// metric reported when the handler went on.
+func TestBoundedBacklogHoldsNothingOutsideItsBounds(t *testing.T) {
+	const objects = 102
+	tests := []struct {
+		name    string
+		options HandlerOptions
+		// change makes the changes while the handler is blocked.
+		change func(t *testing.T, srv *framework.Server[*metav1.PartialObjectMetadata])
+		// most is the most calls that may follow the blocked one.
+		most int
+		// check, when set, checks the calls that followed the blocked one.
+		check func(t *testing.T, blocked event, after []event)
+	}{{
+		// CoalesceAfter one per event, then at most two per object.
+		name:    "coalesce after 500",
+		options: HandlerOptions{Coalesce: true, CoalesceAfter: 500},
+		change: func(t *testing.T, srv *framework.Server[*metav1.PartialObjectMetadata]) {
+			for i := range 500 {
+				touch(t, srv, fmt.Sprintf("o%d", i%objects), fmt.Sprint(i))
+			}
+			for i := range objects {
+				remove(t, srv, fmt.Sprintf("o%d", i))
+				create(t, srv, fmt.Sprintf("o%d", i))
+			}
+		},
+		most: 500 + 2*objects,
+	}, {
+		name:    "cap 500",
+		options: HandlerOptions{MaxBacklog: 500},
+		change: func(t *testing.T, srv *framework.Server[*metav1.PartialObjectMetadata]) {
+			for i := range 450 {
+				touch(t, srv, fmt.Sprintf("o%d", i%objects), fmt.Sprint(i))
+			}
+		},
+		most: 500,
+	}, {
+		// The initial add of an object and its delete cancel out: each
+		// object is added once, after the delete, not in the initial
+		// list; the handler, blocked in the add of one of them, is told
+		// that one was deleted and added.
+		name:    "add, delete, add during the initial list",
+		options: HandlerOptions{Coalesce: true},
+		change: func(t *testing.T, srv *framework.Server[*metav1.PartialObjectMetadata]) {
+			for i := range objects {
+				remove(t, srv, fmt.Sprintf("o%d", i))
+				create(t, srv, fmt.Sprintf("o%d", i))
+			}
+		},
+		most: objects + 1,
+		check: func(t *testing.T, blocked event, after []event) {
+			got := map[string][]string{}
+			want := map[string][]string{}
+			for i := range objects {
+				want[fmt.Sprintf("%s/o%d", testNamespace, i)] = []string{"add initial=false"}
+			}
+			want[blocked.Key] = []string{"delete initial=false", "add initial=false"}
+			for _, e := range after {
+				got[e.Key] = append(got[e.Key], fmt.Sprintf("%s initial=%v", e.Kind, e.Initial))
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("the calls per object once the handler went on (-want +got):\n%s", diff)
+			}
+		},
+	}}
+	for _, mode := range queueModes {
+		for _, tc := range tests {
+			t.Run(mode.name+"/"+tc.name, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					srv := newTestServer(t)
+					for i := range objects {
+						create(t, srv, fmt.Sprintf("o%d", i))
+					}
+					release := make(chan struct{})
+					stuck := stuckHandler{newRecorder(), newReplayView()}
+					sampler := newBacklogSampler(handlerName(stuck))
+					stuck.onEvent = func(event) {
+						sampler.call()
+						if stuck.count() == 1 {
+							<-release
+						}
+					}
+					inf := newTestInformer(srv, SharedIndexInformerOptions{InOrder: mode.inOrder, RunMetricsProvider: sampler})
+					runSharedInformer(t, inf)
+					waitForSync(t, inf.HasSyncedChecker())
+
+					reg, err := inf.AddEventHandlerWithOptions(stuck, tc.options)
+					if err != nil {
+						t.Fatal(err)
+					}
+					synctest.Wait() // blocked in the first add of the replay
+					tc.change(t, srv)
+					synctest.Wait()
+					held := reg.(*processorListener).backlog()
+					_, mark := sampler.since(0)
+					close(release)
+					synctest.Wait()
+
+					calls := stuck.recorded()
+					after := calls[1:]
+					if len(after) > tc.most {
+						t.Errorf("%d calls followed the blocked one: the handler held %d notifications, want at most %d", len(after), len(after), tc.most)
+					}
+					perObject := map[string]int{}
+					for _, e := range after {
+						perObject[e.Key]++
+					}
+					for key, n := range perObject {
+						if n > 2 && tc.options.Coalesce && tc.options.CoalesceAfter == 0 {
+							t.Errorf("%d notifications about %s were held, want at most 2", n, key)
+						}
+					}
+					if held != len(after) {
+						t.Errorf("the backlog counted %d notifications, want the %d that followed", held, len(after))
+					}
+					// The first sample after the release counts what the
+					// calls before it left.
+					timeline, _ := sampler.since(mark)
+					before := 0
+					for _, n := range timeline {
+						if n >= 0 {
+							if want := len(after) - before; n != want {
+								t.Errorf("the backlog metric went on with %d after %d calls, want %d", n, before, want)
+							}
+							break
+						}
+						before++
+					}
+					if tc.check != nil {
+						tc.check(t, calls[0], after)
+					}
+					view, _, problems := stuck.view.snapshot()
+					if len(problems) > 0 {
+						t.Errorf("the handler got inconsistent calls:\n%v", problems)
+					}
+					if diff := cmp.Diff(storeView(inf.GetStore()), view); diff != "" {
+						t.Errorf("the handler's view is not the store's (-want +got):\n%s", diff)
+					}
+					if !reg.HasSynced() {
+						t.Error("the registration did not sync")
+					}
+				})
+			})
+		}
 	}
 }

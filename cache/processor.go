@@ -40,6 +40,10 @@ type sharedProcessor struct {
 	// wg tracks the listeners' goroutines.
 	wg sync.WaitGroup
 
+	// watch recognises ShutDownEventHandler waits among the listeners
+	// that may never end; every listener added gets it.
+	watch *shutdownWatch
+
 	// holdRuns makes distribution hold the changes back from the
 	// listeners whose backlog is not bounded, in a run that releaseRun
 	// hands to each listener under one lock acquisition, with one wake-up:
@@ -76,7 +80,7 @@ type registeredListener struct {
 }
 
 func newSharedProcessor(clk clock.Clock) *sharedProcessor {
-	return &sharedProcessor{clock: clk, index: map[*processorListener]int{}}
+	return &sharedProcessor{clock: clk, index: map[*processorListener]int{}, watch: newShutdownWatch()}
 }
 
 // addListener registers l with its resync schedule, starts its goroutine if
@@ -91,6 +95,7 @@ func (p *sharedProcessor) addListener(l *processorListener, resync resyncSchedul
 		return false
 	}
 	p.releaseRunLocked() // the held changes are older than l
+	l.watch = p.watch
 	p.index[l] = len(p.listeners)
 	p.listeners = append(p.listeners, registeredListener{l, resync})
 	p.someSkipSyncs = p.someSkipSyncs || resync.skipsSyncs

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/klog/v2"
@@ -34,7 +35,9 @@ var _ ScopedHandlerRegistration = (*processorListener)(nil)
 //
 // Nothing waits for the handler when ctx ends, so the context may be
 // cancelled from inside the handler; the removal then takes effect when the
-// call returns (a notification already being delivered may still reach it).
+// call returns: no later notification reaches the handler, and Done closes.
+// When ctx ends on another goroutine, at most the notification being
+// delivered at that moment may still reach the handler.
 // A registration removed otherwise (RemoveEventHandler, or the informer
 // stopping) lets go of ctx at once: ctx may outlive many registrations.
 // Without options.Logger, the handler logs through ctx's logger.
@@ -50,6 +53,9 @@ func AddEventHandlerWithContext(ctx context.Context, informer SharedInformer, ha
 	case informer == nil:
 		return nil, errors.New("add event handler with context: nil informer")
 	}
+	if err := checkHandler(handler); err != nil {
+		return nil, fmt.Errorf("add event handler with context: %w", err)
+	}
 	if err := context.Cause(ctx); err != nil {
 		return nil, fmt.Errorf("add event handler with context: the context has ended: %w", err)
 	}
@@ -57,7 +63,8 @@ func AddEventHandlerWithContext(ctx context.Context, informer SharedInformer, ha
 		logger := klog.FromContext(ctx)
 		options.Logger = &logger
 	}
-	reg, err := informer.AddEventHandlerWithOptions(handler, options)
+	scoped := &scopedHandler{handler: handler, ctx: ctx, done: ctx.Done(), informer: informer}
+	reg, err := informer.AddEventHandlerWithOptions(scoped, options)
 	if err != nil {
 		return nil, err
 	}
@@ -69,13 +76,76 @@ func AddEventHandlerWithContext(ctx context.Context, informer SharedInformer, ha
 		}
 		return nil, err
 	}
-	stop := context.AfterFunc(ctx, func() { // runs once ctx ends, in a goroutine of its own
-		if err := informer.RemoveEventHandler(l); err != nil {
-			utilruntime.HandleErrorWithContext(ctx, err, "Failed to remove an event handler whose context ended")
-		}
-	})
+	scoped.listener.Store(l)
+	stop := context.AfterFunc(ctx, scoped.remove) // runs once ctx ends, in a goroutine of its own
 	l.setOnStop(func() { stop() })
 	return l, nil
+}
+
+// scopedHandler is the handler of a registration made by
+// AddEventHandlerWithContext: it calls handler until ctx ends. It checks ctx
+// before and after every call, on the listener's goroutine, and removes the
+// registration itself when it finds ctx ended, so that a handler that
+// cancels ctx is not called again, whether or not the removal that
+// context.AfterFunc starts on another goroutine has run.
+type scopedHandler struct {
+	handler  ResourceEventHandler
+	ctx      context.Context
+	done     <-chan struct{}
+	informer SharedInformer
+	// listener is the registration, set once AddEventHandlerWithOptions
+	// returned it; until then an ended ctx only skips calls.
+	listener atomic.Pointer[processorListener]
+}
+
+func (h *scopedHandler) OnAdd(obj any, isInInitialList bool) {
+	if h.ended() {
+		return
+	}
+	h.handler.OnAdd(obj, isInInitialList)
+	h.ended()
+}
+
+func (h *scopedHandler) OnUpdate(oldObj, newObj any) {
+	if h.ended() {
+		return
+	}
+	h.handler.OnUpdate(oldObj, newObj)
+	h.ended()
+}
+
+func (h *scopedHandler) OnDelete(obj any) {
+	if h.ended() {
+		return
+	}
+	h.handler.OnDelete(obj)
+	h.ended()
+}
+
+// name names the registration after the handler it wraps.
+func (h *scopedHandler) name() string { return handlerName(h.handler) }
+
+// ended reports whether ctx has ended, and then removes the registration.
+func (h *scopedHandler) ended() bool {
+	select {
+	case <-h.done:
+		h.remove()
+		return true
+	default:
+		return false
+	}
+}
+
+// remove removes the registration from the informer, if it is known yet;
+// removing it again does nothing.
+func (h *scopedHandler) remove() {
+	l := h.listener.Load()
+	if l == nil || l.isStopped() {
+		return
+	}
+	if err := h.informer.RemoveEventHandler(l); err != nil {
+		utilruntime.HandleErrorWithContext(h.ctx, err, "Failed to remove an event handler whose context ended")
+	}
 }
 
 // Done implements [ScopedHandlerRegistration.Done]; it is ShutdownChan.

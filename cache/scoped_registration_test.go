@@ -316,3 +316,67 @@ func TestAddEventHandlerWithContextTenThousandHandlersLeaveNothingBehind(t *test
 		t.Errorf("the live heap grew by %.1f MiB after %d more handlers came and went, want at most %d MiB", float64(heap-baseHeap)/(1<<20), handlers, slack>>20)
 	}
 }
+
+// TestAddEventHandlerWithContextCancelledStopsAtOnce checks that a
+// handler that cancels its context, with 200 notifications queued behind the
+// call, is not called again, and that Done closes when that call returns,
+// in both pipelines, on virtual and on real time. It also cancels from
+// another goroutine while the handler is in a call: only that call may
+// follow.
+func TestAddEventHandlerWithContextCancelledStopsAtOnce(t *testing.T) {
+	const queued = 200
+	for _, mode := range queueModes {
+		for _, clock := range []string{"virtual", "real"} {
+			for _, from := range []string{"inside", "outside"} {
+				t.Run(fmt.Sprintf("%s/%s time/cancelled from %s", mode.name, clock, from), func(t *testing.T) {
+					body := func(t *testing.T) {
+						srv := newTestServer(t)
+						for i := range queued + 1 {
+							create(t, srv, fmt.Sprintf("o%d", i))
+						}
+						inf := newTestInformer(srv, SharedIndexInformerOptions{InOrder: mode.inOrder})
+						runSharedInformer(t, inf)
+						waitForSync(t, inf.HasSyncedChecker())
+
+						ctx, cancel := context.WithCancel(t.Context())
+						defer cancel()
+						var calls atomic.Int32
+						inFirst, release := make(chan struct{}), make(chan struct{})
+						returned := make(chan struct{})
+						reg, err := AddEventHandlerWithContext(ctx, inf, ResourceEventHandlerFuncs{
+							AddFunc: func(any) {
+								if calls.Add(1) > 1 {
+									return
+								}
+								close(inFirst)
+								<-release // the replay of the other objects is queued
+								if from == "inside" {
+									cancel()
+								}
+								close(returned)
+							},
+						}, HandlerOptions{})
+						if err != nil {
+							t.Fatal(err)
+						}
+						<-inFirst
+						if from == "outside" {
+							cancel()
+						}
+						close(release)
+						<-returned
+						waitClosed(t, "Done after the cancelling call returned", reg.Done())
+						if got := calls.Load(); got != 1 {
+							t.Errorf("the handler was called %d times, want 1: none after the call in which its context ended", got)
+						}
+					}
+					if clock == "virtual" {
+						synctest.Test(t, body)
+					} else {
+						body(t)
+					}
+				})
+			}
+		}
+	}
+}

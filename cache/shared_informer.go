@@ -618,17 +618,26 @@ func (s *informerStore) whileQuiet(fn func(get func(key string) (any, bool))) {
 // RemoveEventHandler, and then waits until the handler will not be called
 // again: the call in progress, if any, has returned. The handle must have a
 // ShutdownChan() <-chan struct{} method, as the registrations of this
-// package do.
+// package do. A handle registered with another informer is an error.
 //
-// Called from inside an event handler (of any informer) while the handler
-// being shut down is in a call, it removes the handler and returns an error
-// instead of waiting: the call in progress may be the caller itself, or may
-// be waiting for the caller, and the wait could never end. client-go waits,
-// and deadlocks when a handler shuts itself down or two handlers shut each
-// other down. From inside a handler, shutting down another handler that is
-// not in a call waits as usual; RemoveEventHandler, or cancelling the
-// context of [AddEventHandlerWithContext], never waits. A handle registered
-// with another informer is an error too.
+// It waits as client-go does, however long the call takes, also when called
+// from inside another handler, except where the wait may be part of a
+// deadlock: there, where client-go can hang (a handler shutting itself
+// down, handlers shutting each other down in a cycle), it gives up. Per
+// informer, the waits involve the handler calls waited for and those that
+// began before the latest wait (a later call cannot be an earlier wait's
+// caller). While the involved calls outnumber the waits for calls in
+// progress, one of them is not waiting and can return. Once they do not,
+// each may be blocked in a wait, and none may ever return: when that has
+// lasted 90 seconds (real time) with none of the involved calls returning,
+// the oldest wait returns an error. Its handler stays removed and is not
+// called again once its call returns; if the caller was a handler, the
+// waits for it can then end. Goroutines have no identity, so a caller that
+// is not one of the informer's handlers (a handler of another informer
+// included) counts as if it might be: it gets that error when it waits more
+// than 90 seconds in such a state, as when the call it waits for is the
+// only one of its informer in progress. RemoveEventHandler, or cancelling
+// the context of [AddEventHandlerWithContext], never waits.
 func ShutDownEventHandler(informer SharedInformer, handle ResourceEventHandlerRegistration) error {
 	if informer == nil {
 		return errors.New("shut down event handler: informer is nil")

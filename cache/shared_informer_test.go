@@ -351,40 +351,6 @@ func TestSharedInformerRemoveWhileEventsFlow(t *testing.T) {
 	}
 }
 
-func TestSharedInformerHandlerRemovesItself(t *testing.T) {
-	srv := newTestServer(t)
-	create(t, srv, "a")
-	create(t, srv, "b")
-	inf := newTestInformer(srv, SharedIndexInformerOptions{})
-	rec := newRecorder()
-	var reg ResourceEventHandlerRegistration
-	var regMu sync.Mutex
-	results := make(chan error, 2)
-	rec.onEvent = func(event) {
-		regMu.Lock()
-		defer regMu.Unlock()
-		results <- ShutDownEventHandler(inf, reg)
-		results <- inf.RemoveEventHandler(reg)
-	}
-	regMu.Lock()
-	reg, err := inf.AddEventHandler(rec)
-	regMu.Unlock()
-	if err != nil {
-		t.Fatal(err)
-	}
-	runSharedInformer(t, inf)
-	if err := <-results; !errors.Is(err, errShutdownFromHandler) {
-		t.Errorf("ShutDownEventHandler from the handler: got %v, want %v", err, errShutdownFromHandler)
-	}
-	if err := <-results; err != nil {
-		t.Errorf("RemoveEventHandler from the handler: %v", err)
-	}
-	waitClosed(t, "the handler's shutdown", reg.(interface{ ShutdownChan() <-chan struct{} }).ShutdownChan())
-	if got := rec.count(); got != 1 {
-		t.Errorf("the handler got %d calls, want 1: it removed itself in the first", got)
-	}
-}
-
 // TestSharedInformerHandlerShutsDownAnIdleHandler checks that a handler
 // shutting down another handler that is not in a call waits for it, as
 // client-go does, rather than refusing.
@@ -418,73 +384,6 @@ func TestSharedInformerHandlerShutsDownAnIdleHandler(t *testing.T) {
 		t.Fatal("the handler did not finish shutting down the idle one")
 	}
 	waitClosed(t, "the idle handler's shutdown", idle.(interface{ ShutdownChan() <-chan struct{} }).ShutdownChan())
-}
-
-// TestCalledFromHandler checks that only a delivery goroutine counts as
-// inside a handler.
-func TestCalledFromHandler(t *testing.T) {
-	if calledFromHandler() {
-		t.Error("calledFromHandler() is true in a test goroutine")
-	}
-	inside := make(chan bool, 1)
-	l := newTestListener(ResourceEventHandlerFuncs{AddFunc: func(any) { inside <- calledFromHandler() }})
-	var wg sync.WaitGroup
-	l.start(&wg)
-	l.add(addOf("a", false))
-	if !<-inside {
-		t.Error("calledFromHandler() is false inside a handler's call")
-	}
-	l.stop()
-	wg.Wait()
-}
-
-func TestSharedInformerHandlersShuttingEachOtherDown(t *testing.T) {
-	srv := newTestServer(t)
-	create(t, srv, "a")
-	inf := newTestInformer(srv, SharedIndexInformerOptions{})
-	var regs [2]ResourceEventHandlerRegistration
-	var inside sync.WaitGroup
-	inside.Add(2)
-	results := make(chan error, 2)
-	for i := range regs {
-		h := ResourceEventHandlerFuncs{AddFunc: func(any) {
-			inside.Done()
-			inside.Wait() // both handlers are running
-			results <- ShutDownEventHandler(inf, regs[1-i])
-		}}
-		reg, err := inf.AddEventHandler(h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		regs[i] = reg
-	}
-	runSharedInformer(t, inf)
-	var errs []error
-	for range 2 {
-		select {
-		case err := <-results:
-			errs = append(errs, err)
-		case <-time.After(wait.ForeverTestTimeout):
-			t.Fatal("the handlers deadlocked")
-		}
-	}
-	// The first to look finds the other running and refuses to wait; the
-	// second may find the first returned already, and then waits.
-	refused := 0
-	for _, err := range errs {
-		switch {
-		case errors.Is(err, errShutdownFromHandler):
-			refused++
-		case err != nil:
-			t.Errorf("ShutDownEventHandler: %v", err)
-		}
-	}
-	if refused == 0 {
-		t.Errorf("neither handler refused to wait for the other")
-	}
-	for i, reg := range regs {
-		waitClosed(t, fmt.Sprintf("shutdown of handler %d", i), reg.(interface{ ShutdownChan() <-chan struct{} }).ShutdownChan())
-	}
 }
 
 func TestShutDownEventHandlerErrors(t *testing.T) {
