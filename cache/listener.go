@@ -456,10 +456,11 @@ func (l *processorListener) deliver(n *notification) (panicked bool) {
 	return false
 }
 
-// pause waits crashPause after a handler panic. It reports false if the
-// listener stopped meanwhile.
+// pause waits crashPause after a handler panic, on the real clock, as
+// client-go's listener does: an injected clock carries only client-go's
+// timers. It reports false if the listener stopped meanwhile.
 func (l *processorListener) pause() bool {
-	t := l.clock.NewTimer(crashPause)
+	t := realClock.NewTimer(crashPause)
 	defer t.Stop()
 	select {
 	case <-t.C():
