@@ -77,9 +77,12 @@ type resourceVersionTracker struct {
 	// with the queue positions they were reached at (some of them may have
 	// been applied since: catchUpLocked drops those). guarded by mu.
 	unapplied reachedVersions
-	// catchUpAt is the number of unapplied versions at which
-	// resourceVersionReached catches up. guarded by mu.
+	// catchUpAt is the number of unapplied versions at which the next pop
+	// catches up (see tidy). guarded by mu.
 	catchUpAt int
+	// tidy is set when unapplied has grown to catchUpAt: the next pop
+	// drops the applied versions, even with no wait pending.
+	tidy atomic.Bool
 	// waiters are the pending waits. guarded by mu.
 	waiters []*resourceVersionWaiter
 	// stopped is set when the informer stops. guarded by mu.
@@ -208,9 +211,12 @@ func atLeast(a, b string) bool {
 // up to rv. A version that is not decimal, or not newer than one reached
 // before, adds nothing.
 //
-// It runs for every event, so it reads the queue's count without the queue's
-// lock, and looks at what the queue has applied only when a wait is pending
-// or the versions kept have doubled since it last looked.
+// It runs for every event on the reflector's goroutine, so it reads the
+// queue's count without the queue's lock, and looks at what the queue has
+// applied (under the queue's lock, which a DeltaFIFO holds while it
+// processes) only when a wait is pending. When the versions kept have
+// doubled since they were last tidied, it leaves it to the next pop to drop
+// the applied ones: the reflector never waits for the consumer for that.
 func (t *resourceVersionTracker) resourceVersionReached(rv string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -219,14 +225,16 @@ func (t *resourceVersionTracker) resourceVersionReached(rv string) {
 	}
 	t.reached = rv
 	t.unapplied.push(reachedVersion{rv: rv, position: t.queue.queuedSoFar()})
-	if len(t.waiters) > 0 || t.unapplied.len() >= t.catchUpAt {
+	switch {
+	case len(t.waiters) > 0:
 		t.catchUpLocked()
-		t.catchUpAt = max(minCatchUpAt, 2*t.unapplied.len())
+	case t.unapplied.len() >= t.catchUpAt:
+		t.tidy.Store(true)
 	}
 }
 
-// minCatchUpAt is the fewest versions resourceVersionReached keeps before
-// it drops the applied ones.
+// minCatchUpAt is the fewest versions the tracker keeps before a pop drops
+// the applied ones.
 const minCatchUpAt = 64
 
 // newer reports whether resource version a is decimal and newer than b (or b
@@ -243,12 +251,16 @@ func newer(a, b string) bool {
 // popped releases the waiters whose versions the store now reflects. It is
 // called after every Pop.
 func (t *resourceVersionTracker) popped() {
-	if t.pending.Load() == 0 {
+	if t.pending.Load() == 0 && !t.tidy.Load() {
 		return
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.catchUpLocked()
+	if t.tidy.Load() {
+		t.tidy.Store(false)
+		t.catchUpAt = max(minCatchUpAt, 2*t.unapplied.len())
+	}
 }
 
 // catchUpLocked moves applied forward to the newest version whose queue
