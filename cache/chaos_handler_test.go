@@ -59,6 +59,9 @@ type chaosHandler struct {
 	actions []func(*chaosHandler)
 	// inCall is set while a call runs; a handler's calls never overlap.
 	inCall bool
+	// shutdownsInCall counts the handlers the call in progress (or the
+	// last one) shut down, itself included.
+	shutdownsInCall int
 }
 
 // handlerRules are the exceptions to the checks that a run's schedule
@@ -112,6 +115,7 @@ func (h *chaosHandler) call(kind string, oldObj, obj any) {
 		h.violateLocked("%s while another call of the same handler runs", kind)
 	}
 	h.inCall = true
+	h.shutdownsInCall = 0
 	h.calls++
 	switch h.removal {
 	case removedSoft:

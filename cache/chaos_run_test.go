@@ -98,6 +98,9 @@ type chaosRun struct {
 	// registrations once AddEventHandler returned. Guarded by mu.
 	handlers []*chaosHandler
 	regs     map[*chaosHandler]ResourceEventHandlerRegistration
+	// shutdownsFromHandlers counts the ShutDownEventHandler calls made
+	// from inside handlers. Guarded by mu.
+	shutdownsFromHandlers int
 	// problems are the failures found by the run itself. Guarded by mu.
 	problems []string
 }
@@ -457,16 +460,29 @@ func (r *chaosRun) remove(self, target *chaosHandler, reg ResourceEventHandlerRe
 		}
 		return
 	}
+	if self != nil {
+		self.mu.Lock()
+		self.shutdownsInCall++
+		self.mu.Unlock()
+		r.mu.Lock()
+		r.shutdownsFromHandlers++
+		r.mu.Unlock()
+	}
 	err := ShutDownEventHandler(r.inf, reg)
+	target.mu.Lock()
+	targetShuttingDown := target.shutdownsInCall > 0
+	target.mu.Unlock()
 	switch {
 	case self == target:
 		if !errors.Is(err, errShutdownFromHandler) {
 			r.problem("handler %d shutting itself down: %v, want %v", target.id, err, errShutdownFromHandler)
 		}
 		target.markRemoved(removedHard)
-	case errors.Is(err, errShutdownFromHandler) && self != nil:
-		// From inside a handler while the target was in a call:
-		// removed, but not waited for.
+	case errors.Is(err, errShutdownFromHandler) && (self != nil || targetShuttingDown):
+		// From inside a handler while the target was in a call, or for
+		// a target whose call was itself shutting a handler down (a
+		// deadlock client-go never leaves, which the wait cannot tell
+		// from its own): removed, but not waited for.
 		target.markRemoved(removedSoft)
 	case err != nil:
 		r.problem("shut down handler %d: %v", target.id, err)
@@ -522,14 +538,19 @@ func (r *chaosRun) heal() {
 func (r *chaosRun) stop() {
 	r.stopped = true
 	r.runCancel()
-	deadline, wallStart := r.after(2*time.Minute), time.Now()
+	// A handler caught shutting handlers down in a deadlock holds Run up
+	// until each of its waits gives up.
+	r.mu.Lock()
+	limit := 2*time.Minute + time.Duration(r.shutdownsFromHandlers)*shutdownStalemate
+	r.mu.Unlock()
+	deadline, wallStart := r.after(limit), time.Now()
 	for returned := false; !returned; {
 		select {
 		case <-r.runDone:
 			returned = true
 		case <-deadline:
 			if !r.mayWaitLonger(wallStart) {
-				r.problem("Run did not return within two minutes of its context ending")
+				r.problem("Run did not return within %v of its context ending", limit)
 				return
 			}
 			deadline = r.after(time.Second)
