@@ -232,8 +232,8 @@ type metric struct {
 // b.Loop, in an order that rotates between iterations, after one
 // unmeasured run of each library that warms up the server and the
 // connection. It reports, for every metric run returns, each library's
-// median over the iterations as <library>-<name>-<unit>, and its ratio to
-// the first library's as <library>-<name>-ratio.
+// median over the iterations and its ratio to the first library's (see
+// medians.report).
 func measureRounds(b *testing.B, libs []library, run func(lib library) ([]metric, error)) {
 	b.Helper()
 	for _, lib := range libs {
@@ -241,8 +241,7 @@ func measureRounds(b *testing.B, libs []library, run func(lib library) ([]metric
 			b.Fatalf("%s: warm-up: %v", lib.name, err)
 		}
 	}
-	var names []metric                          // the metrics, in the order run returns them; value unused
-	values := map[string]map[string][]float64{} // library → metric name → values
+	var m medians
 	round := 0
 	for b.Loop() {
 		for k := range libs {
@@ -251,53 +250,53 @@ func measureRounds(b *testing.B, libs []library, run func(lib library) ([]metric
 			if err != nil {
 				b.Fatalf("%s: %v", lib.name, err)
 			}
-			if values[lib.name] == nil {
-				values[lib.name] = map[string][]float64{}
-			}
-			for _, m := range ms {
-				if !slices.ContainsFunc(names, func(n metric) bool { return n.name == m.name }) {
-					names = append(names, m)
-				}
-				values[lib.name][m.name] = append(values[lib.name][m.name], m.value)
-			}
+			m.add(lib.name, ms)
 		}
 		round++
 	}
-	base := libs[0].name
-	for _, lib := range libs {
-		for _, m := range names {
-			med := median(values[lib.name][m.name])
-			b.ReportMetric(med, lib.name+"-"+m.name+"-"+m.unit)
-			if baseMed := median(values[base][m.name]); lib.name != base && baseMed != 0 {
-				b.ReportMetric(med/baseMed, lib.name+"-"+m.name+"-ratio")
-			}
+	names := make([]string, len(libs))
+	for i, lib := range libs {
+		names[i] = lib.name
+	}
+	m.report(b, names)
+}
+
+// medians collects the metrics of every library over the rounds of a
+// benchmark.
+type medians struct {
+	names  []metric                        // the metrics, in the order first added; value unused
+	values map[string]map[string][]float64 // library → metric name → values
+}
+
+// add records the metrics ms of one round of library lib.
+func (m *medians) add(lib string, ms []metric) {
+	if m.values == nil {
+		m.values = map[string]map[string][]float64{}
+	}
+	if m.values[lib] == nil {
+		m.values[lib] = map[string][]float64{}
+	}
+	for _, v := range ms {
+		if !slices.ContainsFunc(m.names, func(n metric) bool { return n.name == v.name }) {
+			m.names = append(m.names, v)
 		}
+		m.values[lib][v.name] = append(m.values[lib][v.name], v.value)
 	}
 }
 
-// createEach calls create for 0 to n-1 from 16 goroutines and returns the
-// first error.
-func createEach(ctx context.Context, n int, create func(ctx context.Context, i int) error) error {
-	const workers = 16
-	indexes := make(chan int)
-	var wg sync.WaitGroup
-	var failed atomic.Pointer[error]
-	for range workers {
-		wg.Go(func() { // exits when indexes is closed
-			for i := range indexes {
-				if err := create(ctx, i); err != nil {
-					failed.CompareAndSwap(nil, &err)
-				}
+// report reports, for every metric, each library's median as
+// <library>-<name>-<unit>, and its ratio to the first library's as
+// <library>-<name>-ratio (unless the first library's median is 0). Call
+// it after b.Loop, which drops the metrics reported before it.
+func (m *medians) report(b *testing.B, libs []string) {
+	base := libs[0]
+	for _, lib := range libs {
+		for _, n := range m.names {
+			med := median(m.values[lib][n.name])
+			b.ReportMetric(med, lib+"-"+n.name+"-"+n.unit)
+			if baseMed := median(m.values[base][n.name]); lib != base && baseMed != 0 {
+				b.ReportMetric(med/baseMed, lib+"-"+n.name+"-ratio")
 			}
-		})
+		}
 	}
-	for i := range n {
-		indexes <- i
-	}
-	close(indexes)
-	wg.Wait()
-	if err := failed.Load(); err != nil {
-		return *err
-	}
-	return nil
 }

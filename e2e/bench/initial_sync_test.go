@@ -1,17 +1,15 @@
 package bench
 
 import (
-	"context"
 	"fmt"
 	"runtime"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/informer-go/informer/internal/benchkit"
+	"github.com/informer-go/informer/e2e/internal/objects"
 )
 
 // configMaps is the number of ConfigMaps the informers sync.
@@ -37,7 +35,7 @@ func BenchmarkInitialSync(b *testing.B) {
 	client := cluster.Client()
 	ns := cluster.CreateNamespace(b)
 	start := time.Now()
-	if err := createConfigMaps(b.Context(), client, ns, configMaps); err != nil {
+	if err := objects.CreateConfigMaps(b.Context(), client, ns, configMaps); err != nil {
 		b.Fatal(err)
 	}
 	b.Logf("created %d ConfigMaps in %v", configMaps, time.Since(start).Round(time.Millisecond))
@@ -76,22 +74,4 @@ func syncOnce(client kubernetes.Interface, ns string, lib library, streaming boo
 		return 0, 0, fmt.Errorf("%d lists and %d streaming lists, want %s", lists, streams, map[bool]string{true: "one streaming list", false: "one list"}[streaming])
 	}
 	return synced, handled, nil
-}
-
-// createConfigMaps creates n ConfigMaps shaped like the realistic objects of
-// the other benchmarks: 5 labels, 2 annotations and 1 KiB of data.
-func createConfigMaps(ctx context.Context, client kubernetes.Interface, ns string, n int) error {
-	err := createEach(ctx, n, func(ctx context.Context, i int) error {
-		obj := benchkit.NewObject(i, 0)
-		cm := &corev1.ConfigMap{
-			ObjectMeta: metav1.ObjectMeta{Name: obj.Name, Namespace: ns, Labels: obj.Labels, Annotations: obj.Annotations},
-			Data:       obj.Data,
-		}
-		_, err := client.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{})
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("create ConfigMaps: %w", err)
-	}
-	return nil
 }

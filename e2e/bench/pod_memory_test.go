@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/informer-go/informer/compare/kinds"
+	"github.com/informer-go/informer/e2e/internal/objects"
 	"github.com/informer-go/informer/internal/benchkit"
 )
 
@@ -122,7 +123,7 @@ func createPods(ctx context.Context, client kubernetes.Interface, ns string, n i
 		return fmt.Errorf("create the default ServiceAccount: %w", err)
 	}
 	ps := client.CoreV1().Pods(ns)
-	err := createEach(ctx, n, func(ctx context.Context, i int) error {
+	err := objects.CreateEach(ctx, n, func(ctx context.Context, i int) error {
 		built := kinds.NewPod(i, 0)
 		pod := &corev1.Pod{
 			ObjectMeta: metav1.ObjectMeta{
