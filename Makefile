@@ -5,7 +5,7 @@
 #   make bench      benchmarks of the root module
 #   make bench-compare  the informer workloads through client-go and this library: table and chart
 #   make bench-compare-quick  the same, one round and no 1M-object sync
-#   make bench-e2e  from a real kube-apiserver, client-go and this library: initial sync of 5,000 ConfigMaps, heap per cached Pod of 10k
+#   make bench-e2e  from a real kube-apiserver, client-go and this library: initial sync, heap per cached Pod, restart
 #   make fuzz       every fuzz target for FUZZTIME each (default 30s)
 #   make chaos      the seeded chaos test of the informer, CHAOS_SCHEDULES seeds per pipeline from CHAOS_FIRST
 #   make soak       16 handlers on 100k objects under traffic and faults for SOAK_DURATION: heap curve and profile
@@ -91,7 +91,8 @@ bench-compare-quick:
 	$(MAKE) bench-compare ROUNDS=1 SIZES=10k,100k BENCH_COMPARE_OUT=results/quick
 
 # From a real etcd and kube-apiserver, client-go against this library (e2e/bench): the initial sync
-# of 5,000 ConfigMaps, by list and by streaming list, alternating; the heap per cached Pod of 10k Pods.
+# of 5,000 ConfigMaps, by list and by streaming list, alternating; the heap per cached Pod of 10k Pods;
+# a restart of 20,000 ConfigMaps after 300 changes (lists, bytes on the wire, time to equal the server).
 bench-e2e: e2e-bin
 	cd e2e && $(GO) test -run='^$$' -bench=. -benchtime=5x -timeout 30m ./bench
 

@@ -207,7 +207,7 @@ func TestDropInRelistsLikeClientGo(t *testing.T) {
 	clientGo := run{&gatedSource{client: client, namespace: ns}, &eventLog{}}
 	dropIn := run{&gatedSource{client: client, namespace: ns}, &eventLog{}}
 	_, clientGoController := toolscache.NewIndexerInformer(clientGo.source, &corev1.ConfigMap{}, 0, clientGo.log, toolscache.Indexers{}) //lint:ignore SA1019 the constructor compared
-	_, dropInController := cache.NewIndexerInformer(dropIn.source, &corev1.ConfigMap{}, 0, dropIn.log, cache.Indexers{}) //lint:ignore SA1019 the constructor compared
+	_, dropInController := cache.NewIndexerInformer(dropIn.source, &corev1.ConfigMap{}, 0, dropIn.log, cache.Indexers{})                 //lint:ignore SA1019 the constructor compared
 	ctx, cancel := context.WithCancel(t.Context())
 	var wg sync.WaitGroup
 	wg.Go(func() { clientGoController.RunWithContext(ctx) }) // returns when ctx ends
