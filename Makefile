@@ -22,8 +22,9 @@ BIN         := $(CURDIR)/bin
 STATICCHECK := $(BIN)/staticcheck
 STATICCHECK_VERSION := v0.8.2
 
-# Every module of the repository: the root and nested modules with their own go.mod.
-MODULES := $(patsubst %/go.mod,%,$(shell find . -name go.mod -not -path './bin/*' | sort))
+# Every module of the repository: the root and nested modules with their own go.mod (test fixtures
+# under testdata/ are not modules of the repository).
+MODULES := $(patsubst %/go.mod,%,$(shell find . -name go.mod -not -path './bin/*' -not -path '*/testdata/*' | sort))
 
 FUZZTIME       ?= 30s
 FUZZTIME_SMOKE ?= 3000x
