@@ -3,6 +3,7 @@ package project
 import (
 	"flag"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/informer-go/informer/cache/internal/share"
@@ -12,8 +13,8 @@ import (
 )
 
 var (
-	benchNamespaces = flag.Int("project.namespaces", 100, "namespaces of BenchmarkTrimHeap's Pods")
-	benchReplicas   = flag.Int("project.replicas", 10, "replicas of every Deployment of BenchmarkTrimHeap")
+	benchNamespaces = flag.Int("project.namespaces", 100, "namespaces of BenchmarkModeHeap's Pods")
+	benchReplicas   = flag.Int("project.replicas", 10, "replicas of every Deployment of BenchmarkModeHeap")
 )
 
 // podKinds are the Pods of the benchmarks, typed and unstructured, with an
@@ -27,9 +28,9 @@ var podKinds = []struct {
 	{"unstructured", &unstructured.Unstructured{}, func(i int) any { return podtest.Unstructured(i) }},
 }
 
-// trimmed are the memory modes of BenchmarkTrimHeap: what is done to each
+// modes are the memory modes of BenchmarkModeHeap: what is done to each
 // Pod fresh from the decoder.
-func trimmed(b *testing.B, example any) []struct {
+func modes(b *testing.B, example any) []struct {
 	name string
 	do   func(tab *share.Table, obj any)
 	tab  bool
@@ -47,6 +48,7 @@ func trimmed(b *testing.B, example any) []struct {
 	}{
 		{"decoded", func(*share.Table, any) {}, false},
 		{"share", func(tab *share.Table, obj any) { tab.Share(obj) }, true},
+		{"share+bytes", func(tab *share.Table, obj any) { tab.Share(obj) }, true},
 		{"trim", drop, false},
 		{"trim+share", func(tab *share.Table, obj any) { drop(tab, obj); tab.Share(obj) }, true},
 		{"project", project, false},
@@ -54,23 +56,24 @@ func trimmed(b *testing.B, example any) []struct {
 	}
 }
 
-// BenchmarkTrimHeap reports the live heap per Pod of a list of Pods held
+// BenchmarkModeHeap reports the live heap per Pod of a list of Pods held
 // as decoded and in each memory mode (trim: managedFields dropped; project:
 // metadata, spec.nodeName and status.phase kept, managedFields dropped;
-// share: strings stored once), the share table included, and the CPU time
-// of the mode per Pod. Run it once: go test -run '^$' -bench TrimHeap
+// share: strings stored once, +bytes: byte slices too), the share table
+// included, and the CPU time
+// of the mode per Pod. Run it once: go test -run '^$' -bench ModeHeap
 // -benchtime 1x.
-func BenchmarkTrimHeap(b *testing.B) {
+func BenchmarkModeHeap(b *testing.B) {
 	ids := podtest.List(*benchNamespaces, *benchReplicas)
 	for _, kind := range podKinds {
-		for _, mode := range trimmed(b, kind.example) {
+		for _, mode := range modes(b, kind.example) {
 			b.Run(kind.name+"/"+mode.name, func(b *testing.B) {
 				var perPod, cpu float64
 				for b.Loop() {
 					before := benchkit.LiveHeap()
 					var tab *share.Table
 					if mode.tab {
-						tab = share.New(share.Options{})
+						tab = share.New(share.Options{Bytes: strings.HasSuffix(mode.name, "+bytes")})
 					}
 					pods := make([]any, len(ids))
 					for k, i := range ids {
@@ -102,25 +105,7 @@ func BenchmarkApply(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			pool := make([]any, 200)
-			refill := func() {
-				for i := range pool {
-					pool[i] = kind.pod(i)
-				}
-			}
-			refill()
-			b.ReportAllocs()
-			k := 0
-			for b.Loop() {
-				if k == len(pool) {
-					b.StopTimer()
-					refill()
-					b.StartTimer()
-					k = 0
-				}
-				p.Apply(pool[k])
-				k++
-			}
+			podtest.Loop(b, podtest.List(10, 2), kind.pod, func(obj any) { p.Apply(obj) })
 		})
 	}
 }

@@ -27,7 +27,9 @@
 // uid, token volume, IPs) and are rarely byte-identical; it pays off on
 // objects whose byte slices repeat (Secrets holding the same CA bundle,
 // managedFields of objects written by the same manager with the same
-// field set).
+// field set). Built with apimachinery's fieldsv1string tag, FieldsV1
+// holds an unexported unique.Handle instead of Raw, already interned by
+// apimachinery, which Share leaves alone.
 //
 // # The walk
 //

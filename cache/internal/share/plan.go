@@ -66,13 +66,9 @@ var uniqueFields = map[reflect.Type][]string{
 }
 
 var (
-	stringT      = reflect.TypeFor[string]()
-	anyT         = reflect.TypeFor[any]()
-	bytesT       = reflect.TypeFor[[]byte]()
-	mapStringT   = reflect.TypeFor[map[string]string]()
-	mapAnyT      = reflect.TypeFor[map[string]any]()
-	mapBytesT    = reflect.TypeFor[map[string][]byte]()
-	quantityType = reflect.TypeFor[resource.Quantity]()
+	stringT = reflect.TypeFor[string]()
+	anyT    = reflect.TypeFor[any]()
+	bytesT  = reflect.TypeFor[[]byte]()
 )
 
 // planOf returns the plan of t, or nil when a value of t holds nothing to

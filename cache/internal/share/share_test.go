@@ -230,11 +230,13 @@ func TestShareQuantity(t *testing.T) {
 // are.
 func TestShareBytes(t *testing.T) {
 	raw := `{"f:metadata":{"f:labels":{}}}`
+	empty := &metav1.FieldsV1{}
+	empty.SetRawBytes([]byte{})
 	mk := func() *metav1.ObjectMeta {
 		return &metav1.ObjectMeta{
 			ManagedFields: []metav1.ManagedFieldsEntry{
-				{Manager: "m", FieldsV1: &metav1.FieldsV1{Raw: []byte(raw)}},
-				{Manager: "n", FieldsV1: &metav1.FieldsV1{Raw: []byte{}}},
+				{Manager: "m", FieldsV1: metav1.NewFieldsV1(raw)},
+				{Manager: "n", FieldsV1: empty},
 				{Manager: "o", FieldsV1: &metav1.FieldsV1{}},
 			},
 		}
@@ -248,14 +250,14 @@ func TestShareBytes(t *testing.T) {
 			objs = append(objs, o)
 		}
 		a, b := objs[1].ManagedFields, objs[2].ManagedFields
-		if got := &a[0].FieldsV1.Raw[0] == &b[0].FieldsV1.Raw[0]; got != bytes {
+		if got := &a[0].FieldsV1.GetRawBytes()[0] == &b[0].FieldsV1.GetRawBytes()[0]; got != bytes {
 			t.Errorf("bytes=%v: raw shared %v", bytes, got)
 		}
-		if bytes && cap(b[0].FieldsV1.Raw) != len(raw) {
-			t.Errorf("shared slice has capacity %d, want its length %d", cap(b[0].FieldsV1.Raw), len(raw))
+		if got := cap(b[0].FieldsV1.GetRawBytes()); bytes && got != len(raw) {
+			t.Errorf("shared slice has capacity %d, want its length %d", got, len(raw))
 		}
-		if b[1].FieldsV1.Raw == nil || b[2].FieldsV1.Raw != nil {
-			t.Errorf("empty slice became nil or nil became empty: %#v, %#v", b[1].FieldsV1.Raw, b[2].FieldsV1.Raw)
+		if b[1].FieldsV1.GetRawBytes() == nil || b[2].FieldsV1.GetRawBytes() != nil {
+			t.Errorf("empty slice became nil or nil became empty: %#v, %#v", b[1].FieldsV1.GetRawBytes(), b[2].FieldsV1.GetRawBytes())
 		}
 		if !reflect.DeepEqual(mk(), objs[2]) {
 			t.Errorf("bytes=%v: sharing changed the object", bytes)

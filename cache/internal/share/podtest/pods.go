@@ -277,12 +277,12 @@ func managedFields(pod *Pod) []metav1.ManagedFieldsEntry {
 		{
 			Manager: "kube-controller-manager", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1",
 			Time: &created, FieldsType: "FieldsV1",
-			FieldsV1: &metav1.FieldsV1{Raw: fieldSet(map[string]any{"metadata": meta, "spec": pod.Spec})},
+			FieldsV1: metav1.NewFieldsV1(string(fieldSet(map[string]any{"metadata": meta, "spec": pod.Spec}))),
 		},
 		{
 			Manager: "kubelet", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1",
 			Time: ptr.To(pod.Status.Conditions[2].LastTransitionTime), FieldsType: "FieldsV1",
-			FieldsV1:    &metav1.FieldsV1{Raw: fieldSet(map[string]any{"status": pod.Status})},
+			FieldsV1:    metav1.NewFieldsV1(string(fieldSet(map[string]any{"status": pod.Status}))),
 			Subresource: "status",
 		},
 	}

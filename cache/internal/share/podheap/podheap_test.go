@@ -1,0 +1,89 @@
+package podheap
+
+import (
+	"flag"
+	"runtime"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/informer-go/informer/cache/internal/project"
+	"github.com/informer-go/informer/cache/internal/share"
+	"github.com/informer-go/informer/compare/kinds"
+	"github.com/informer-go/informer/internal/benchkit"
+)
+
+var pods = flag.Int("pods", 10_000, "Pods held by BenchmarkPodHeap")
+
+// mode is what is done to each Pod fresh from the decoder.
+type mode struct {
+	name  string
+	share *share.Options // nil: no table
+	do    func(tab *share.Table, pod *corev1.Pod)
+}
+
+func modes(b *testing.B) []mode {
+	proj, err := project.New(&corev1.Pod{}, []string{"metadata", "spec.nodeName", "status.phase"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	none := func(*share.Table, *corev1.Pod) {}
+	shareIt := func(tab *share.Table, p *corev1.Pod) { tab.Share(p) }
+	trim := func(_ *share.Table, p *corev1.Pod) { project.DropManagedFields(p) }
+	proj1 := func(_ *share.Table, p *corev1.Pod) { proj.Apply(p); project.DropManagedFields(p) }
+	return []mode{
+		{"decoded", nil, none},
+		{"share", &share.Options{}, shareIt},
+		{"share+bytes", &share.Options{Bytes: true}, shareIt},
+		{"trim", nil, trim},
+		{"trim+share", &share.Options{}, func(t *share.Table, p *corev1.Pod) { trim(t, p); shareIt(t, p) }},
+		{"project", nil, proj1},
+		{"project+share", &share.Options{}, func(t *share.Table, p *corev1.Pod) { proj1(t, p); shareIt(t, p) }},
+	}
+}
+
+// BenchmarkPodHeap holds -pods Pods, decoded from protobuf in the order
+// kube-apiserver lists them, in each mode, and reports the live heap per
+// Pod (the share table included, the protobuf bytes not) and the CPU time
+// of the mode per Pod.
+func BenchmarkPodHeap(b *testing.B) {
+	order := benchkit.KeyOrderOf(*pods, kinds.PodName)
+	wire := make([][]byte, len(order))
+	for k, i := range order {
+		raw, err := kinds.NewPod(i, i+1).Marshal()
+		if err != nil {
+			b.Fatal(err)
+		}
+		wire[k] = raw
+	}
+	for _, m := range modes(b) {
+		b.Run(m.name, func(b *testing.B) {
+			var perPod, cpu float64
+			for b.Loop() {
+				before := benchkit.LiveHeap()
+				var tab *share.Table
+				if m.share != nil {
+					tab = share.New(*m.share)
+				}
+				held := make([]*corev1.Pod, len(wire))
+				for k, raw := range wire {
+					held[k] = new(corev1.Pod)
+					if err := held[k].Unmarshal(raw); err != nil {
+						b.Fatal(err)
+					}
+				}
+				start := benchkit.ReadUsage()
+				for _, p := range held {
+					m.do(tab, p)
+				}
+				cpu = float64(start.Spent().CPU.Nanoseconds()) / float64(len(held))
+				perPod = float64(benchkit.LiveHeap()-before) / float64(len(held))
+				runtime.KeepAlive(held)
+				runtime.KeepAlive(tab)
+			}
+			b.ReportMetric(perPod, "heap-B/pod")
+			b.ReportMetric(cpu, "cpu-ns/pod")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
