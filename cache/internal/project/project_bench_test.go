@@ -68,7 +68,7 @@ func BenchmarkModeHeap(b *testing.B) {
 	for _, kind := range podKinds {
 		for _, mode := range modes(b, kind.example) {
 			b.Run(kind.name+"/"+mode.name, func(b *testing.B) {
-				var perPod, cpu float64
+				var perPod, cpu, entries float64
 				for b.Loop() {
 					before := benchkit.LiveHeap()
 					var tab *share.Table
@@ -86,11 +86,16 @@ func BenchmarkModeHeap(b *testing.B) {
 					cpu = float64(start.Spent().CPU.Nanoseconds()) / float64(len(ids))
 					after := benchkit.LiveHeap()
 					perPod = float64(after-before) / float64(len(ids))
+					if tab != nil {
+						st := tab.Stats()
+						entries = float64(st.Strings+st.Boxes+st.Bytes) / float64(len(pods))
+					}
 					runtime.KeepAlive(pods)
 					runtime.KeepAlive(tab)
 				}
 				b.ReportMetric(perPod, "heap-B/pod")
 				b.ReportMetric(cpu, "cpu-ns/pod")
+				b.ReportMetric(entries, "entries/pod")
 				b.ReportMetric(0, "ns/op")
 			})
 		}

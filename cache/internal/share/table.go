@@ -72,9 +72,11 @@ func New(opts Options) *Table {
 // functions) and stops descending at a depth of maxDepth or after visiting
 // maxVisits values, so that cyclic or exponentially shared structures end.
 //
-// obj must not be read or written by another goroutine during the call: run
-// it on an object fresh from the decoder, before the cache publishes it,
-// as client-go runs a TransformFunc.
+// obj must not be read or written by another goroutine during the call,
+// and must own what it reaches (a decoded object does; one whose pointer
+// or interface fields point into memory shared with other code does not):
+// run it on an object fresh from the decoder, before the cache publishes
+// it, as client-go runs a TransformFunc.
 func (t *Table) Share(obj any) any {
 	t.mu.Lock()
 	defer t.mu.Unlock()

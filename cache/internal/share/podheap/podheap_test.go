@@ -58,7 +58,7 @@ func BenchmarkPodHeap(b *testing.B) {
 	}
 	for _, m := range modes(b) {
 		b.Run(m.name, func(b *testing.B) {
-			var perPod, cpu float64
+			var perPod, cpu, entries float64
 			for b.Loop() {
 				before := benchkit.LiveHeap()
 				var tab *share.Table
@@ -79,10 +79,15 @@ func BenchmarkPodHeap(b *testing.B) {
 				cpu = float64(start.Spent().CPU.Nanoseconds()) / float64(len(held))
 				perPod = float64(benchkit.LiveHeap()-before) / float64(len(held))
 				runtime.KeepAlive(held)
+				if tab != nil {
+					st := tab.Stats()
+					entries = float64(st.Strings+st.Boxes+st.Bytes) / float64(len(held))
+				}
 				runtime.KeepAlive(tab)
 			}
 			b.ReportMetric(perPod, "heap-B/pod")
 			b.ReportMetric(cpu, "cpu-ns/pod")
+			b.ReportMetric(entries, "entries/pod")
 			b.ReportMetric(0, "ns/op")
 		})
 	}
