@@ -110,7 +110,7 @@ func BenchmarkApply(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			podtest.Loop(b, podtest.List(10, 2), kind.pod, func(obj any) { p.Apply(obj) })
+			podtest.Measure(b, podtest.List(10, 2), kind.pod, func(obj any) { p.Apply(obj) })
 		})
 	}
 }

@@ -65,9 +65,11 @@
 // canonical copies through weak pointers only (package weak): a copy
 // lives exactly as long as an object uses it, and once the last such
 // object is gone the garbage collector frees it and its entry goes dead.
-// Dead entries are deleted by a sweep that runs whenever a set has doubled
-// since the previous sweep (amortised O(1) per insert, at most about twice
-// the live entries), or by [Table.Sweep].
+// Dead entries are dropped by a sweep that runs whenever a set's slot
+// array fills to three quarters and moves the live entries to an array of
+// twice their number (amortised O(1) per insert, at most about twice the
+// live entries, and the array shrinks once most values died), or by
+// [Table.Sweep].
 //
 // Package unique does not fit: unique.Make(s).Value() returns a string
 // whose bytes are not kept alive by the handle's map entry, which lives

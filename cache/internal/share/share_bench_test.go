@@ -20,7 +20,7 @@ func BenchmarkShare(b *testing.B) {
 			for _, i := range ids { // the table has seen every value once or twice
 				tab.Share(kind.pod(i))
 			}
-			podtest.Loop(b, ids, kind.pod, func(obj any) { tab.Share(obj) })
+			podtest.Measure(b, ids, kind.pod, func(obj any) { tab.Share(obj) })
 		})
 		b.Run(kind.name+"/canonical", func(b *testing.B) {
 			tab := New(Options{})

@@ -97,10 +97,9 @@ func (t *Table) String(s string) string {
 }
 
 // Sweep deletes the entries of values that no object uses any more. The
-// table also sweeps by itself, whenever a set has doubled since its last
-// sweep, so calling Sweep is never needed for the table's size to stay
-// bounded; it is there for a caller that wants the memory back at once
-// (after a relist, say).
+// table also sweeps by itself, whenever a set's array fills up, so calling
+// Sweep is never needed for the table's size to stay bounded; it is there
+// for a caller that wants the memory back at once (after a relist, say).
 func (t *Table) Sweep() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -115,7 +114,7 @@ func (t *Table) Stats() Stats {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s := t.stats
-	s.Strings, s.Boxes, s.Bytes = len(t.strs.m), len(t.boxes.m), len(t.byts.m)
+	s.Strings, s.Boxes, s.Bytes = t.strs.len(), t.boxes.len(), t.byts.len()
 	return s
 }
 
@@ -127,11 +126,11 @@ func (t *Table) canonString(s string) (string, bool) {
 	}
 	t.stats.Seen++
 	h := maphash.String(t.seed, s)
-	if p, n, ok := t.strs.get(h); ok {
-		if n == len(s) && (p == unsafe.StringData(s) || unsafe.String(p, n) == s) {
-			return unsafe.String(p, n), true
+	if p, ok := t.strs.get(h, len(s)); ok {
+		if p == unsafe.StringData(s) || unsafe.String(p, len(s)) == s {
+			return unsafe.String(p, len(s)), true
 		}
-		return s, false // another live value with this hash: leave s alone
+		return s, false // another live value with this key: leave s alone
 	}
 	if !t.admit(h) {
 		return s, false
@@ -144,7 +143,7 @@ func (t *Table) canonString(s string) (string, bool) {
 // putString records c, a string the table allocated, as the canonical copy
 // of the strings hashing to h.
 func (t *Table) putString(h uint64, c string) {
-	if t.strs.put(h, entry{p: weak.Make(unsafe.StringData(c)), n: len(c)}) {
+	if t.strs.put(h, len(c), weak.Make(unsafe.StringData(c))) {
 		t.resizeSeen()
 	}
 }
@@ -157,7 +156,7 @@ func (t *Table) canonBox(s string) (any, bool) {
 		return nil, false
 	}
 	h := maphash.String(t.seed, s)
-	if p, _, ok := t.boxes.get(h); ok {
+	if p, ok := t.boxes.get(h, len(s)); ok {
 		b := (*string)(unsafe.Pointer(p))
 		if *b == s {
 			t.stats.Seen++
@@ -171,7 +170,7 @@ func (t *Table) canonBox(s string) (any, bool) {
 	}
 	b := new(string)
 	*b = c
-	t.boxes.put(h, entry{p: weak.Make((*byte)(unsafe.Pointer(b))), n: len(c)})
+	t.boxes.put(h, len(c), weak.Make((*byte)(unsafe.Pointer(b))))
 	return boxOf(b), true
 }
 
@@ -184,9 +183,9 @@ func (t *Table) canonBytes(b []byte) ([]byte, bool) {
 	}
 	t.stats.Seen++
 	h := maphash.Bytes(t.seed, b) ^ bytesDomain
-	if p, n, ok := t.byts.get(h); ok {
-		if n == len(b) && (p == unsafe.SliceData(b) || string(unsafe.Slice(p, n)) == string(b)) {
-			return unsafe.Slice(p, n), true
+	if p, ok := t.byts.get(h, len(b)); ok {
+		if p == unsafe.SliceData(b) || string(unsafe.Slice(p, len(b))) == string(b) {
+			return unsafe.Slice(p, len(b)), true
 		}
 		return b, false
 	}
@@ -194,7 +193,7 @@ func (t *Table) canonBytes(b []byte) ([]byte, bool) {
 		return b, false
 	}
 	c := cloneBytes(b)
-	t.byts.put(h, entry{p: weak.Make(unsafe.SliceData(c)), n: len(c)})
+	t.byts.put(h, len(c), weak.Make(unsafe.SliceData(c)))
 	return c, true
 }
 
@@ -233,7 +232,7 @@ func (t *Table) admit(h uint64) bool {
 // longer in a table that holds more values. Resizing forgets the sightings.
 func (t *Table) resizeSeen() {
 	n := minSeen
-	for n < 4*len(t.strs.m) && n < maxSeen {
+	for n < 4*t.strs.len() && n < maxSeen {
 		n *= 2
 	}
 	if n != len(t.seen) {
@@ -259,70 +258,99 @@ func cloneBytes(s []byte) []byte {
 	return b[:len(s):len(s)]
 }
 
-// entry is a weak pointer to a canonical copy: the first byte of a string
-// or byte slice of n bytes, or a box (*string) of a string of n bytes.
-type entry struct {
-	p weak.Pointer[byte]
-	n int
-}
+// minSlots is the smallest size of a set's slot array.
+const minSlots = 1024
 
-// minSweep is the size below which a set is not swept.
-const minSweep = 1024
-
-// weakSet maps hashes to weak entries. It sweeps its dead entries whenever
-// it has doubled since its last sweep, so it holds at most about twice the
-// entries still alive at that sweep.
+// weakSet maps values, by their hash and length, to weak pointers to their
+// canonical copies: an open-addressing table with linear probing from the
+// upper half of the hash (a seeded hash already). Entries are never
+// deleted one by one: a dead entry stays in its slot until its key is
+// stored again, or until the array fills to three quarters, when sweep
+// moves the live entries to a new array of twice their number (at least
+// minSlots). So the set holds at most about twice the entries alive at its
+// last sweep, each insert costs O(1) amortised, and the array shrinks once
+// most values died.
 type weakSet struct {
-	m       map[uint64]entry
-	sweepAt int // len(m) at which put sweeps
-	peak    int // the largest len(m) since m was allocated
+	slots []slot
+	used  int // slots with an entry, dead ones included
 }
 
-func (s *weakSet) init() {
-	s.m = make(map[uint64]entry)
-	s.sweepAt = minSweep
+// slot is one entry: a weak pointer to the first byte of a canonical copy
+// (a string's or byte slice's bytes, or a box), under its key: the upper
+// 32 bits of the value's hash and its length. Key 0 marks an empty slot;
+// a value is never empty. Two values of one length whose hashes share
+// their upper half and their probe sequence share a key: the newcomer is
+// left unshared.
+type slot struct {
+	key uint64
+	p   weak.Pointer[byte]
 }
 
-// get returns the live entry of h.
-func (s *weakSet) get(h uint64) (*byte, int, bool) {
-	e, ok := s.m[h]
-	if !ok {
-		return nil, 0, false
+func keyOf(h uint64, n int) uint64 { return h&^(1<<32-1) | uint64(uint32(n)) }
+
+func (s *weakSet) init() { s.slots = make([]slot, minSlots) }
+
+// len returns the number of entries, dead ones not yet swept included.
+func (s *weakSet) len() int { return s.used }
+
+// find returns the slot of key, or the empty slot where it would go.
+func (s *weakSet) find(key uint64) *slot {
+	mask := uint64(len(s.slots) - 1)
+	for i := key >> 32 & mask; ; i = (i + 1) & mask {
+		if sl := &s.slots[i]; sl.key == key || sl.key == 0 {
+			return sl
+		}
 	}
-	p := e.p.Value()
-	return p, e.n, p != nil
 }
 
-// put stores e under h, replacing a dead entry, and reports whether it
-// swept first.
-func (s *weakSet) put(h uint64, e entry) bool {
+// get returns the canonical copy of the value of hash h and length n, if
+// it has a live one.
+func (s *weakSet) get(h uint64, n int) (*byte, bool) {
+	sl := s.find(keyOf(h, n))
+	if sl.key == 0 {
+		return nil, false
+	}
+	p := sl.p.Value()
+	return p, p != nil
+}
+
+// put stores p, the canonical copy of the value of hash h and length n,
+// replacing a dead entry, and reports whether it swept first.
+func (s *weakSet) put(h uint64, n int, p weak.Pointer[byte]) bool {
 	swept := false
-	if len(s.m) >= s.sweepAt {
+	if 4*(s.used+1) > 3*len(s.slots) {
 		s.sweep()
 		swept = true
 	}
-	s.m[h] = e
-	s.peak = max(s.peak, len(s.m))
+	key := keyOf(h, n)
+	sl := s.find(key)
+	if sl.key == 0 {
+		s.used++
+	}
+	*sl = slot{key: key, p: p}
 	return swept
 }
 
-// sweep deletes the dead entries. A map keeps the memory of its largest
-// size, so once the live entries are fewer than a quarter of that, sweep
-// moves them to a new map of their size.
+// sweep moves the live entries to a new array of twice their number.
 func (s *weakSet) sweep() {
-	for h, e := range s.m {
-		if e.p.Value() == nil {
-			delete(s.m, h)
+	live := 0
+	for i := range s.slots {
+		if s.slots[i].key != 0 && s.slots[i].p.Value() != nil {
+			live++
 		}
 	}
-	if len(s.m) < s.peak/4 {
-		m := make(map[uint64]entry, len(s.m))
-		for h, e := range s.m {
-			m[h] = e
-		}
-		s.m, s.peak = m, len(m)
+	n := minSlots
+	for n < 2*live {
+		n *= 2
 	}
-	s.sweepAt = max(minSweep, 2*len(s.m))
+	old := s.slots
+	s.slots, s.used = make([]slot, n), 0
+	for _, sl := range old {
+		if sl.key != 0 && sl.p.Value() != nil {
+			*s.find(sl.key) = sl
+			s.used++
+		}
+	}
 }
 
 // eface is the layout of an any: its dynamic type and its data word.

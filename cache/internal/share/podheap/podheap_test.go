@@ -44,8 +44,8 @@ func modes(b *testing.B) []mode {
 
 // BenchmarkPodHeap holds -pods Pods, decoded from protobuf in the order
 // kube-apiserver lists them, in each mode, and reports the live heap per
-// Pod (the share table included, the protobuf bytes not) and the CPU time
-// of the mode per Pod.
+// Pod (the share table included, the protobuf bytes not), the CPU time of
+// the mode per Pod, and, for scale, that of decoding a Pod from protobuf.
 func BenchmarkPodHeap(b *testing.B) {
 	order := benchkit.KeyOrderOf(*pods, kinds.PodName)
 	wire := make([][]byte, len(order))
@@ -58,7 +58,7 @@ func BenchmarkPodHeap(b *testing.B) {
 	}
 	for _, m := range modes(b) {
 		b.Run(m.name, func(b *testing.B) {
-			var perPod, cpu, entries float64
+			var perPod, cpu, decode, entries float64
 			for b.Loop() {
 				before := benchkit.LiveHeap()
 				var tab *share.Table
@@ -66,12 +66,14 @@ func BenchmarkPodHeap(b *testing.B) {
 					tab = share.New(*m.share)
 				}
 				held := make([]*corev1.Pod, len(wire))
+				decoding := benchkit.ReadUsage()
 				for k, raw := range wire {
 					held[k] = new(corev1.Pod)
 					if err := held[k].Unmarshal(raw); err != nil {
 						b.Fatal(err)
 					}
 				}
+				decode = float64(decoding.Spent().CPU.Nanoseconds()) / float64(len(held))
 				start := benchkit.ReadUsage()
 				for _, p := range held {
 					m.do(tab, p)
@@ -87,6 +89,7 @@ func BenchmarkPodHeap(b *testing.B) {
 			}
 			b.ReportMetric(perPod, "heap-B/pod")
 			b.ReportMetric(cpu, "cpu-ns/pod")
+			b.ReportMetric(decode, "decode-cpu-ns/pod")
 			b.ReportMetric(entries, "entries/pod")
 			b.ReportMetric(0, "ns/op")
 		})
