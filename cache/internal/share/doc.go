@@ -22,11 +22,15 @@
 // copies instead of writing into the shared array. A caller that breaks
 // the contract and writes into FieldsV1.Raw or a Secret's data in place
 // corrupts every object sharing it, not only its own; the cache's mutation
-// detector (KUBE_CACHE_MUTATION_DETECTOR) finds such writes. On Pods the
-// option saves little, as their managedFields hold per-Pod values (owner
-// uid, token volume, IPs) and are rarely byte-identical; it pays off on
-// objects whose byte slices repeat (Secrets holding the same CA bundle,
-// managedFields of objects written by the same manager with the same
+// detector (KUBE_CACHE_MUTATION_DETECTOR) finds such writes. Measured
+// (package podheap): on Pods the option saves nothing, as their
+// managedFields hold per-Pod values (owner uid, token volume, IPs) and are
+// never byte-identical; on cert-manager-style TLS Secrets it saves 23 % of
+// the heap (9.1 to 7.0 KB per Secret, against 2.4 % for strings alone):
+// the CA certificate repeats per issuer and the managedFields of one
+// manager with one field set repeat across Secrets. It pays off wherever
+// byte slices repeat (Secrets holding the same CA bundle, managedFields of
+// objects written by the same manager with the same
 // field set). Built with apimachinery's fieldsv1string tag, FieldsV1
 // holds an unexported unique.Handle instead of Raw, already interned by
 // apimachinery, which Share leaves alone.

@@ -1,7 +1,7 @@
 // Package podheap measures the Share and Trim memory modes on real
-// core/v1 Pods, those of the compare module's kinds package, decoded from
-// protobuf as a client decodes them: heap per Pod held, and CPU per Pod of
-// each mode.
+// core/v1 Pods and Secrets, those of the compare module's kinds package,
+// decoded from protobuf as a client decodes them: heap per object held,
+// and CPU per Pod of each mode.
 //
 // It is a module of its own because the measurement needs k8s.io/api,
 // which the root module must not import, and the packages it measures

@@ -95,3 +95,58 @@ func BenchmarkPodHeap(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSecretHeap is BenchmarkPodHeap for -pods TLS Secrets of the
+// kinds package, whose CA certificate repeats per issuer and whose
+// managedFields repeat across Secrets: what sharing byte slices saves.
+func BenchmarkSecretHeap(b *testing.B) {
+	order := benchkit.KeyOrderOf(*pods, kinds.SecretName)
+	wire := make([][]byte, len(order))
+	for k, i := range order {
+		raw, err := kinds.NewSecret(i, i+1).Marshal()
+		if err != nil {
+			b.Fatal(err)
+		}
+		wire[k] = raw
+	}
+	for _, m := range []struct {
+		name  string
+		share *share.Options
+		trim  bool
+	}{
+		{"decoded", nil, false},
+		{"share", &share.Options{}, false},
+		{"share+bytes", &share.Options{Bytes: true}, false},
+		{"trim", nil, true},
+		{"trim+share+bytes", &share.Options{Bytes: true}, true},
+	} {
+		b.Run(m.name, func(b *testing.B) {
+			var perSecret float64
+			for b.Loop() {
+				before := benchkit.LiveHeap()
+				var tab *share.Table
+				if m.share != nil {
+					tab = share.New(*m.share)
+				}
+				held := make([]*corev1.Secret, len(wire))
+				for k, raw := range wire {
+					held[k] = new(corev1.Secret)
+					if err := held[k].Unmarshal(raw); err != nil {
+						b.Fatal(err)
+					}
+					if m.trim {
+						project.DropManagedFields(held[k])
+					}
+					if tab != nil {
+						tab.Share(held[k])
+					}
+				}
+				perSecret = float64(benchkit.LiveHeap()-before) / float64(len(held))
+				runtime.KeepAlive(held)
+				runtime.KeepAlive(tab)
+			}
+			b.ReportMetric(perSecret, "heap-B/secret")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
