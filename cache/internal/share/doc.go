@@ -28,12 +28,10 @@
 // never byte-identical; on cert-manager-style TLS Secrets it saves 23 % of
 // the heap (9.1 to 7.0 KB per Secret, against 2.4 % for strings alone):
 // the CA certificate repeats per issuer and the managedFields of one
-// manager with one field set repeat across Secrets. It pays off wherever
-// byte slices repeat (Secrets holding the same CA bundle, managedFields of
-// objects written by the same manager with the same
-// field set). Built with apimachinery's fieldsv1string tag, FieldsV1
-// holds an unexported unique.Handle instead of Raw, already interned by
-// apimachinery, which Share leaves alone.
+// manager with one field set repeat across Secrets. Built with
+// apimachinery's fieldsv1string tag, FieldsV1 holds an unexported
+// unique.Handle instead of Raw, already interned by apimachinery, which
+// Share leaves alone.
 //
 // # The walk
 //
