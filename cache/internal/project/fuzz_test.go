@@ -13,7 +13,8 @@ import (
 
 // FuzzProjectUnstructured projects arbitrary JSON objects with arbitrary
 // paths: New either fails with a project: error or returns a projection
-// whose result is the model's, marked; Apply never panics.
+// whose result is the model's, marked; Apply never panics. The paths also
+// project a typed Pod when they are valid for its type.
 func FuzzProjectUnstructured(f *testing.F) {
 	f.Add(`{"metadata":{"name":"a","labels":{"x":"y"}},"spec":{"a":[{"b":1,"c":2},3,[{"b":4}]],"d":"e"}}`, "spec.a.b,metadata.labels")
 	f.Add(`{"spec":"scalar","status":{"phase":"Running"}}`, "spec.nodeName,status.phase")
@@ -21,6 +22,8 @@ func FuzzProjectUnstructured(f *testing.F) {
 	f.Add(`{}`, "")
 	f.Add(`{"a":{"b":{"c":null}}}`, "a.b.c,a..b")
 	f.Add(string(podtest.JSON(5)), "metadata,spec.nodeName,status.phase")
+	f.Add(`{}`, "spec.containers.ports.containerPort,status.podIPs")
+	f.Add(`{}`, "metadata.ownerReferences,spec.volumes.projected.sources.configMap.items.key")
 	f.Fuzz(func(t *testing.T, doc, pathList string) {
 		var obj map[string]any
 		if err := json.Unmarshal([]byte(doc), &obj); err != nil || obj == nil {
@@ -30,6 +33,20 @@ func FuzzProjectUnstructured(f *testing.F) {
 		var paths []string
 		if pathList != "" {
 			paths = strings.Split(pathList, ",")
+		}
+		if tp, err := New(&podtest.Pod{}, paths); err != nil {
+			if !strings.HasPrefix(err.Error(), "project: ") {
+				t.Fatalf("error %q does not say where it comes from", err)
+			}
+		} else {
+			pod := podtest.Typed(2)
+			want := model(podtest.Unstructured(2).Object, paths, strings.Join(tp.Paths(), ","))
+			if _, err := tp.Apply(pod); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(toMap(want), toMap(pod)); diff != "" {
+				t.Errorf("typed pod, paths %q (-model +projected):\n%s", paths, diff)
+			}
 		}
 		p, err := New(&unstructured.Unstructured{}, paths)
 		if err != nil {
