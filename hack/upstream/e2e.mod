@@ -5,6 +5,7 @@ go 1.26.0
 replace (
 	github.com/informer-go/informer => ../
 	github.com/informer-go/informer/clientgo => ../clientgo
+	github.com/informer-go/informer/compare => ../compare
 	github.com/informer-go/informer/prometheus => ../prometheus
 )
 
@@ -12,6 +13,7 @@ require (
 	github.com/google/go-cmp v0.7.0
 	github.com/informer-go/informer v0.0.0
 	github.com/informer-go/informer/clientgo v0.0.0
+	github.com/informer-go/informer/compare v0.0.0
 	github.com/informer-go/informer/prometheus v0.0.0
 	github.com/prometheus/client_golang v1.24.0
 	go.uber.org/goleak v1.3.0
