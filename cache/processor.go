@@ -62,13 +62,6 @@ type sharedProcessor struct {
 	held []heldChange
 }
 
-// heldChange is a change in the processor's run.
-type heldChange struct {
-	n notification
-	// isSync marks an update that listeners skipping syncs do not get.
-	isSync bool
-}
-
 // maxRunLength is how many changes distribution may hold back: a queue that
 // never drains still has them released this often.
 const maxRunLength = 64

@@ -41,17 +41,6 @@ type ResourceVersionWaiter interface {
 	WaitForResourceVersion(ctx context.Context, resourceVersion string) error
 }
 
-// WaitForResourceVersion calls informer's WaitForResourceVersion (see
-// [ResourceVersionWaiter]); it returns an error if informer has none. It is
-// not part of client-go's API.
-func WaitForResourceVersion(ctx context.Context, informer SharedInformer, resourceVersion string) error {
-	w, ok := informer.(ResourceVersionWaiter)
-	if !ok || isNilObject(informer) {
-		return fmt.Errorf("wait for resource version %q: %T cannot wait for a resource version", resourceVersion, informer)
-	}
-	return w.WaitForResourceVersion(ctx, resourceVersion)
-}
-
 // resourceVersionTracker releases the waiters of WaitForResourceVersion. The
 // reflector tells it every resource version it handed to the queue
 // (resourceVersionReached), and it notes the queue position each version was

@@ -145,25 +145,6 @@ type SharedIndexInformer interface {
 	GetIndexer() Indexer
 }
 
-// ResourceEventHandlerRegistration is what adding a handler to a shared
-// informer returns: it identifies the handler for RemoveEventHandler and
-// reports whether the handler has seen the initial list. The registrations of
-// this package also have a ShutdownChan() <-chan struct{} method, closed
-// once the handler is removed and will not be called again (see
-// [ShutDownEventHandler]).
-type ResourceEventHandlerRegistration interface {
-	// HasSynced reports whether the informer has synced and the handler
-	// has returned from the OnAdd call of every object of the initial list
-	// and, for a handler added to a running informer, of every object
-	// cached when it was added. It stays false if the handler is removed
-	// before that; once true, it stays true.
-	HasSynced() bool
-
-	// HasSyncedChecker returns a [DoneChecker] for the condition of
-	// HasSynced, to wait without polling (see [WaitFor]).
-	HasSyncedChecker() DoneChecker
-}
-
 // NewSharedInformer returns a [SharedInformer] for the objects lw lists and
 // watches: NewSharedIndexInformer without indexes.
 func NewSharedInformer(lw ListerWatcher, exampleObject runtime.Object, defaultEventHandlerResyncPeriod time.Duration) SharedInformer {
@@ -545,6 +526,35 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 		return nil, fmt.Errorf("handler %v was not added to shared informer because its processor has stopped", handler)
 	}
 	return l, nil
+}
+
+// handlerResyncPeriodLocked returns the resync period a handler added with
+// options asks for, normalized: the informer's default when it names none,
+// no resync for a negative one, at least minimumResyncPeriod, and at least
+// the resync check period once the informer has started. Before Run, a
+// smaller period lowers the check period instead. It is called with
+// startedLock held.
+func (s *sharedIndexInformer) handlerResyncPeriodLocked(logger klog.Logger, options HandlerOptions) time.Duration {
+	period := s.defaultEventHandlerResyncPeriod
+	if options.ResyncPeriod != nil {
+		period = max(*options.ResyncPeriod, 0)
+	}
+	if period <= 0 {
+		return period
+	}
+	if period < minimumResyncPeriod {
+		logger.Info("Warning: resync period is too small. Changing it to the minimum allowed value", "resyncPeriod", period, "minimumResyncPeriod", minimumResyncPeriod)
+		period = minimumResyncPeriod
+	}
+	if period < s.resyncCheckPeriod {
+		if s.started {
+			logger.Info("Warning: resync period is smaller than resync check period and the informer has already started. Changing it to the resync check period", "resyncPeriod", period, "resyncCheckPeriod", s.resyncCheckPeriod)
+			return s.resyncCheckPeriod
+		}
+		s.resyncCheckPeriod = period
+		s.processor.resyncCheckPeriodChanged(logger, period)
+	}
+	return period
 }
 
 // checkHandler returns an error for a handler of interface type H that would

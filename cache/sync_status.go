@@ -99,14 +99,11 @@ type SyncStatusReporter interface {
 	SyncStatus() SyncStatus
 }
 
-// InformerSyncStatus returns informer's sync status and true when informer
-// reports one ([SyncStatusReporter]); otherwise the zero status and false.
-func InformerSyncStatus(informer SharedInformer) (SyncStatus, bool) {
-	r, ok := informer.(SyncStatusReporter)
-	if !ok || isNilObject(informer) {
-		return SyncStatus{}, false
-	}
-	return r.SyncStatus(), true
+// syncStatusSource is implemented by the informers of this package: their
+// status with a channel closed at its next significant change (an error, a
+// list, the sync, the stop).
+type syncStatusSource interface {
+	syncStatusChanges() (SyncStatus, <-chan struct{})
 }
 
 // syncStatusRecorder keeps an informer's SyncStatus from what its reflector
