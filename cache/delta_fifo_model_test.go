@@ -199,7 +199,14 @@ func runDeltaFIFOModel(t *testing.T, data []byte) {
 	// With bit 128, the FIFO queues bulks, as an informer's does, and is
 	// popped with popBatchKeyed.
 	bulks := cfg&128 != 0
-	f.takesBulks = bulks
+	if bulks {
+		f.takeBulks(func() int {
+			if known == nil {
+				return 0
+			}
+			return known.len()
+		})
+	}
 	process := func(obj any, _ bool) error {
 		if known != nil {
 			known.apply(obj.(Deltas))

@@ -478,7 +478,7 @@ func BenchmarkDeltaFIFOAddPop(b *testing.B) {
 func BenchmarkDeltaFIFOAddPopIntoStore(b *testing.B) {
 	const n = 10_000
 	objs := benchObjects(n)
-	known := NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, Indexers{})
+	known := newCache(DeletionHandlingMetaNamespaceKeyFunc, Indexers{}, nil)
 	for _, obj := range objs {
 		if err := known.Add(obj); err != nil {
 			b.Fatal(err)
@@ -491,14 +491,12 @@ func BenchmarkDeltaFIFOAddPopIntoStore(b *testing.B) {
 		store:      known,
 		handler:    ResourceEventHandlerFuncs{},
 	})
-	f := p.queue.(*DeltaFIFO)
-	process := p.keyed.processKeyed
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		if err := f.Update(objs[i%n]); err != nil {
+		if err := p.queue.Update(objs[i%n]); err != nil {
 			b.Fatal(err)
 		}
-		if err := f.popKeyed(process); err != nil {
+		if err := p.pop(); err != nil {
 			b.Fatal(err)
 		}
 	}

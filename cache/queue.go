@@ -21,7 +21,8 @@ type PopProcessFunc func(obj any, isInInitialList bool) error
 type ProcessBatchFunc func(deltas []Delta, isInInitialList bool) error
 
 // keyedProcessFunc is a [PopProcessFunc] that is also handed the key the
-// queue computed for the popped deltas when it queued them ("" for a delta
+// queue ([DeltaFIFO], [RealFIFO]) computed for the popped deltas when it
+// queued them ("" for a delta
 // that concerns no single object: ReplacedAll, SyncAll, Bookmark), so that
 // the consumer need not compute it again.
 type keyedProcessFunc func(key string, deltas Deltas, isInInitialList bool) error
@@ -29,21 +30,6 @@ type keyedProcessFunc func(key string, deltas Deltas, isInInitialList bool) erro
 // keyedBatchFunc is a [ProcessBatchFunc] that is also handed the keys the
 // queue computed: keys[i] is the key of deltas[i].
 type keyedBatchFunc func(keys []string, deltas []Delta, isInInitialList bool) error
-
-// keyedQueue is a [Queue] that can hand its consumer the key of each popped
-// item: [DeltaFIFO] and [RealFIFO].
-type keyedQueue interface {
-	// popKeyed is Pop with a keyedProcessFunc; it returns process's error.
-	popKeyed(process keyedProcessFunc) error
-}
-
-// keyedBatchQueue is a queue that can hand its consumer several deltas at
-// once, with their keys: [RealFIFO], and [DeltaFIFO] for a whole Replace or
-// Resync of an empty FIFO.
-type keyedBatchQueue interface {
-	// popBatchKeyed is PopBatch with keyed functions.
-	popBatchKeyed(processBatch keyedBatchFunc, processSingle keyedProcessFunc) error
-}
 
 // ErrFIFOClosed is returned by Pop and PopBatch once the queue is closed and
 // empty. Its text is the one client-go uses for every queue type.

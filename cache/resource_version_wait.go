@@ -139,15 +139,25 @@ type resourceVersionWaiter struct {
 	err  error
 }
 
-// start records the informer's queue as it starts running.
-func (t *resourceVersionTracker) start(queue Queue) {
-	q, ok := queue.(progressQueue)
-	if !ok {
-		return
-	}
+// start records the progress of the informer's queue as it starts running;
+// nil (a queue that does not tell, see queueProgress) ends no wait before
+// the informer stops.
+func (t *resourceVersionTracker) start(queue progressQueue) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.queue = q
+	t.queue = queue
+}
+
+// queueProgress returns queue's progress when it is one of the queues of this
+// package, which number the deltas they take in, else nil.
+func queueProgress(queue Queue) progressQueue {
+	switch queue := queue.(type) {
+	case *DeltaFIFO:
+		return queue
+	case *RealFIFO:
+		return queue
+	}
+	return nil
 }
 
 // wait implements [ResourceVersionWaiter.WaitForResourceVersion].

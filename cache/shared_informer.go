@@ -183,12 +183,12 @@ func NewSharedIndexInformerWithOptions(lw ListerWatcher, exampleObject runtime.O
 func newSharedIndexInformer(lw ListerWatcher, exampleObject runtime.Object, options SharedIndexInformerOptions, clk clock.Clock) *sharedIndexInformer {
 	resync := max(options.ResyncPeriod, 0)
 	detector, detectMutations := informerMutationDetector(options.MutationDetector, exampleObject)
-	indexer := NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, options.Indexers, WithStoreMetrics(options.Identifier, options.InformerMetricsProvider))
+	indexer := newCache(DeletionHandlingMetaNamespaceKeyFunc, options.Indexers, []StoreOption{WithStoreMetrics(options.Identifier, options.InformerMetricsProvider)})
 	processor := newSharedProcessor(clk)
 	processor.holdRuns = true // start has the queue release the run when it drains
 	return &sharedIndexInformer{
 		indexer:                         indexer,
-		monitor:                         newInformerMonitor(clk, exampleObject, options.ObjectDescription, options.Identifier, options.RunMetricsProvider, indexer),
+		monitor:                         newInformerMonitor(clk, exampleObject, options.ObjectDescription, options.Identifier, options.RunMetricsProvider, indexer.len),
 		watchLiveness:                   options.WatchLiveness,
 		processor:                       processor,
 		mutationDetector:                detector,
@@ -212,7 +212,7 @@ func newSharedIndexInformer(lw ListerWatcher, exampleObject runtime.Object, opti
 // and queue) whose processing stores each change in indexer and hands it to
 // processor, which fans it out to the handlers' listeners.
 type sharedIndexInformer struct {
-	indexer   Indexer
+	indexer   *cache
 	processor *sharedProcessor
 	// monitor keeps the sync status, the run metrics and the waits for
 	// resource versions.
@@ -233,9 +233,9 @@ type sharedIndexInformer struct {
 	keyFunc           KeyFunc // the indexer's
 	clock             clock.Clock
 	// realTime, when not nil, replaces the reflector's real clock; see
-	// Config.realTime.
+	// controllerOptions.realTime.
 	realTime clock.Clock
-	creator  string // the code that built the informer; see Config.creator
+	creator  string // the code that built the informer; see controllerOptions.creator
 
 	// startedLock guards the fields below it. Lock order: startedLock,
 	// then blockDeltas, then the processor's lock.
@@ -377,22 +377,21 @@ func (s *sharedIndexInformer) start(logger klog.Logger) (Controller, bool) {
 		inOrder:         s.inOrder,
 	})
 	s.controller = newController(Config{
-		Queue:             p.queue,
-		ListerWatcher:     s.listerWatcher,
-		ObjectType:        s.objectType,
-		ObjectDescription: s.objectDescription,
-		FullResyncPeriod:  s.resyncCheckPeriod,
-		ShouldResync:      s.processor.shouldResync,
-		Process:           p.process,
-		ProcessBatch:      p.processBatch,
-		keyed:             p.keyed,
-
+		Queue:                        p.queue,
+		ListerWatcher:                s.listerWatcher,
+		ObjectType:                   s.objectType,
+		ObjectDescription:            s.objectDescription,
+		FullResyncPeriod:             s.resyncCheckPeriod,
+		ShouldResync:                 s.processor.shouldResync,
 		WatchErrorHandlerWithContext: s.watchErrorHandler,
 		WatchLiveness:                s.watchLiveness,
-		realTime:                     s.realTime,
-		monitor:                      s.monitor,
-		creator:                      s.creator,
-	}, s.clock)
+	}, controllerOptions{
+		clock:    s.clock,
+		realTime: s.realTime,
+		creator:  s.creator,
+		monitor:  s.monitor,
+		pop:      p.pop,
+	})
 	s.started = true
 	return s.controller, true
 }
