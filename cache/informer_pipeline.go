@@ -25,8 +25,9 @@ type pipelineConfig struct {
 	handler ResourceEventHandler
 	// drained, when not nil, is called each time the consumer finds the
 	// queue empty, before it waits: handler may hold back work until then
-	// (see sharedProcessor.holdRuns). It is called with the queue's lock
-	// held and must not wait for the queue or its consumer.
+	// (see sharedProcessor.holdRuns). It is called on the consumer's
+	// goroutine without the queue's lock, and must not wait for the
+	// consumer.
 	drained func()
 	// lock, when not nil, is held while a popped item is processed.
 	lock sync.Locker

@@ -89,6 +89,8 @@ type processorListener struct {
 	keyFunc KeyFunc
 	source  backlogSource
 
+	// mu guards the fields marked so. Lock order: after the processor's
+	// locks (see sharedIndexInformer.startedLock).
 	mu sync.Mutex
 	// pending holds the notifications not yet taken by run, in order.
 	// guarded by mu.

@@ -110,15 +110,18 @@ type KeyListerGetter interface {
 type queueState struct {
 	name string // for logs and DoneChecker; set at construction
 
+	// mu guards the queue. In an informer it comes after the resource
+	// version tracker's lock and before everything processing takes; the
+	// whole order is at sharedIndexInformer.startedLock.
 	mu   sync.Mutex
 	cond sync.Cond // L is &mu; signalled when something is queued or the queue closes
 
 	sync   initialSync // guarded by mu
 	closed bool        // guarded by mu
 
-	// beforeWait, when not nil, is called, with the lock held, each time
-	// Pop finds the queue empty, before it waits or returns
-	// [ErrFIFOClosed]. Set before use; see pipelineConfig.drained.
+	// beforeWait, when not nil, is called, without the lock, each time Pop
+	// finds the queue empty, before it waits or returns [ErrFIFOClosed].
+	// Set before use; see pipelineConfig.drained.
 	beforeWait func()
 }
 
@@ -131,10 +134,13 @@ func (q *queueState) init(name string) {
 
 // waitLocked blocks until queued reports something queued, or returns
 // [ErrFIFOClosed] once the queue is closed and empty. It is called, and
-// returns, with the lock held.
+// returns, with the lock held; it releases the lock while it waits, and while
+// it calls beforeWait.
 func (q *queueState) waitLocked(queued func() int) error {
 	if q.beforeWait != nil && queued() == 0 {
+		q.mu.Unlock()
 		q.beforeWait()
+		q.mu.Lock()
 	}
 	for queued() == 0 {
 		if q.closed {

@@ -50,7 +50,8 @@ type ResourceVersionWaiter interface {
 // numbers the deltas it takes in, so this holds for the DeltaFIFO too, which
 // processes changes out of resource-version order.
 //
-// It is safe for concurrent use. Lock order: its mutex, then the queue's.
+// It is safe for concurrent use. Lock order: its mutex, then the queue's (see
+// sharedIndexInformer.startedLock).
 type resourceVersionTracker struct {
 	mu sync.Mutex
 	// queue is the informer's queue; nil before Run. guarded by mu.

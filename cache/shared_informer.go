@@ -237,8 +237,25 @@ type sharedIndexInformer struct {
 	realTime clock.Clock
 	creator  string // the code that built the informer; see controllerOptions.creator
 
-	// startedLock guards the fields below it. Lock order: startedLock,
-	// then blockDeltas, then the processor's lock.
+	// startedLock guards the fields below it.
+	//
+	// Lock order of an informer, outermost first; a goroutine holding one
+	// of these takes only those after it, and leaf locks:
+	//  1. startedLock (AddEventHandler, RemoveEventHandler, the setters)
+	//  2. resourceVersionTracker.mu (a wait reads the queue's progress)
+	//  3. the queue's lock, queueState.mu: a DeltaFIFO processes under it,
+	//     and so does a RealFIFO holding 2000 deltas or more
+	//  4. blockDeltas, held while processing stores a change and hands it
+	//     to the processor, and while a handler is added or removed
+	//  5. sharedProcessor.mu
+	//  6. sharedProcessor.runMu
+	//  7. processorListener.mu
+	// Every other lock is a leaf, which takes nothing while held: the
+	// store's, the listeners' sync trackers', the mutation detector's,
+	// shutdownWatch.mu, the sync status recorder's, the reflector's; the
+	// controller's takes only the reflector's.
+	// No lock is held while a handler runs. The queue calls the
+	// processor's releaseRun (5, 6, 7) after releasing its lock.
 	startedLock      sync.Mutex
 	started, stopped bool
 	controller       Controller // set by Run
@@ -253,7 +270,8 @@ type sharedIndexInformer struct {
 
 	// blockDeltas is held while a change is stored and distributed, and
 	// while a handler added to a running informer gets the cache's
-	// contents, so that the two never interleave.
+	// contents, so that the two never interleave. Lock order: after the
+	// queue's lock, before the processor's (see startedLock).
 	blockDeltas sync.Mutex
 }
 
