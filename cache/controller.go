@@ -123,6 +123,9 @@ type controller struct {
 	// controllerOptions are the options the controller was built with,
 	// every default filled in.
 	controllerOptions
+	// monitorReports are the controller's SyncStatus and
+	// WaitForResourceVersion, from its monitor.
+	monitorReports
 
 	mu        sync.RWMutex
 	reflector *Reflector // guarded by mu; set by RunWithContext
@@ -180,6 +183,7 @@ func newController(config Config, opts controllerOptions) *controller {
 	if c.pop == nil {
 		c.pop = configPopper(config)
 	}
+	c.monitorReports = monitorReports{c.monitor}
 	return c
 }
 
@@ -336,23 +340,6 @@ func (c *controller) LastSyncResourceVersion() string {
 		return ""
 	}
 	return c.reflector.LastSyncResourceVersion()
-}
-
-// SyncStatus implements [SyncStatusReporter].
-func (c *controller) SyncStatus() SyncStatus {
-	st, _ := c.monitor.syncStatus()
-	return st
-}
-
-// syncStatusChanges returns the status and a channel closed at its next
-// significant change, for WaitForSync.
-func (c *controller) syncStatusChanges() (SyncStatus, <-chan struct{}) {
-	return c.monitor.syncStatus()
-}
-
-// WaitForResourceVersion implements [ResourceVersionWaiter].
-func (c *controller) WaitForResourceVersion(ctx context.Context, resourceVersion string) error {
-	return c.monitor.waitForResourceVersion(ctx, resourceVersion)
 }
 
 // neverDone is the DoneChecker of a controller without a queue.

@@ -116,24 +116,35 @@ func (m *informerMonitor) stop() {
 	m.metrics.Release()
 }
 
-// syncStatus implements SyncStatusReporter.SyncStatus, and returns a channel
-// closed at the status's next significant change.
-func (m *informerMonitor) syncStatus() (SyncStatus, <-chan struct{}) {
+// monitorReports gives the informers and controllers of this package the
+// methods that report what their monitor follows: [SyncStatusReporter] and
+// [ResourceVersionWaiter]. They embed it.
+type monitorReports struct{ m *informerMonitor }
+
+// SyncStatus implements [SyncStatusReporter].
+func (r monitorReports) SyncStatus() SyncStatus {
+	st, _ := r.syncStatusChanges()
+	return st
+}
+
+// syncStatusChanges returns the status and a channel closed at its next
+// significant change, for WaitForSync.
+func (r monitorReports) syncStatusChanges() (SyncStatus, <-chan struct{}) {
+	m := r.m
 	synced := false
 	if c := m.queueSynced.Load(); c != nil {
 		synced = IsDone(*c)
 	}
 	st, changed := m.status.snapshot(synced)
-	if r := m.reflector.Load(); r != nil {
-		st.LastSyncResourceVersion = r.LastSyncResourceVersion()
+	if reflector := m.reflector.Load(); reflector != nil {
+		st.LastSyncResourceVersion = reflector.LastSyncResourceVersion()
 	}
 	return st, changed
 }
 
-// waitForResourceVersion implements
-// [ResourceVersionWaiter.WaitForResourceVersion].
-func (m *informerMonitor) waitForResourceVersion(ctx context.Context, resourceVersion string) error {
-	return m.versions.wait(ctx, resourceVersion)
+// WaitForResourceVersion implements [ResourceVersionWaiter].
+func (r monitorReports) WaitForResourceVersion(ctx context.Context, resourceVersion string) error {
+	return r.m.versions.wait(ctx, resourceVersion)
 }
 
 // popped is called after every Pop of the informer's queue.

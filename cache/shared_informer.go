@@ -186,9 +186,11 @@ func newSharedIndexInformer(lw ListerWatcher, exampleObject runtime.Object, opti
 	indexer := newCache(DeletionHandlingMetaNamespaceKeyFunc, options.Indexers, []StoreOption{WithStoreMetrics(options.Identifier, options.InformerMetricsProvider)})
 	processor := newSharedProcessor(clk)
 	processor.holdRuns = true // start has the queue release the run when it drains
+	monitor := newInformerMonitor(clk, exampleObject, options.ObjectDescription, options.Identifier, options.RunMetricsProvider, indexer.len)
 	return &sharedIndexInformer{
 		indexer:                         indexer,
-		monitor:                         newInformerMonitor(clk, exampleObject, options.ObjectDescription, options.Identifier, options.RunMetricsProvider, indexer.len),
+		monitor:                         monitor,
+		monitorReports:                  monitorReports{monitor},
 		watchLiveness:                   options.WatchLiveness,
 		processor:                       processor,
 		mutationDetector:                detector,
@@ -216,7 +218,11 @@ type sharedIndexInformer struct {
 	processor *sharedProcessor
 	// monitor keeps the sync status, the run metrics and the waits for
 	// resource versions.
-	monitor          *informerMonitor
+	monitor *informerMonitor
+	// monitorReports are the informer's SyncStatus and
+	// WaitForResourceVersion, from monitor.
+	monitorReports
+
 	watchLiveness    *WatchLivenessOptions
 	mutationDetector MutationDetector
 	detectMutations  bool // false for the no-op detector
@@ -438,23 +444,6 @@ func (s *sharedIndexInformer) LastSyncResourceVersion() string {
 		return ""
 	}
 	return s.controller.LastSyncResourceVersion()
-}
-
-// SyncStatus implements [SyncStatusReporter].
-func (s *sharedIndexInformer) SyncStatus() SyncStatus {
-	st, _ := s.monitor.syncStatus()
-	return st
-}
-
-// syncStatusChanges returns the status and a channel closed at its next
-// significant change, for WaitForSync.
-func (s *sharedIndexInformer) syncStatusChanges() (SyncStatus, <-chan struct{}) {
-	return s.monitor.syncStatus()
-}
-
-// WaitForResourceVersion implements [ResourceVersionWaiter].
-func (s *sharedIndexInformer) WaitForResourceVersion(ctx context.Context, resourceVersion string) error {
-	return s.monitor.waitForResourceVersion(ctx, resourceVersion)
 }
 
 // GetStore implements [SharedInformer.GetStore].
