@@ -169,15 +169,6 @@ func newProcessorListener(logger klog.Logger, handler ResourceEventHandler, clk 
 	return l
 }
 
-// handlerName is the name a registration of handler logs under: that of the
-// handler an adapter of this package wraps, or nameForHandler's.
-func handlerName(handler ResourceEventHandler) string {
-	if named, ok := handler.(interface{ name() string }); ok {
-		return named.name()
-	}
-	return nameForHandler(handler)
-}
-
 // HasSynced reports whether the informer has synced and this handler has
 // returned from every add of the initial list (or, for a handler added to a
 // running informer, of the replay of the store).
