@@ -9,6 +9,7 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -33,8 +34,10 @@ var layers = []string{
 	"factory",     // InformerFactory
 }
 
-// fileLayers assigns every non-test file of the package to its layer. A new
-// file goes in the lowest layer whose declarations it needs.
+// fileLayers assigns every non-test file of the package to its layer, by
+// name or by a pattern (path.Match) that a family of files shares; a name
+// wins over a pattern. A new file goes in the lowest layer whose
+// declarations it needs.
 var fileLayers = map[string]string{
 	"doc.go":          "base",
 	"clock.go":        "base",
@@ -70,28 +73,17 @@ var fileLayers = map[string]string{
 	"fifo.go":        "queues",
 	"heap.go":        "queues",
 
-	"listwatch.go":                  "reflector",
-	"listwatch_typed.go":            "reflector",
-	"pager.go":                      "reflector",
-	"retry_with_deadline.go":        "reflector",
-	"reflector.go":                  "reflector",
-	"reflector_backoff.go":          "reflector",
-	"reflector_errors.go":           "reflector",
-	"reflector_name.go":             "reflector",
-	"reflector_observer.go":         "reflector",
-	"reflector_resource_version.go": "reflector",
-	"reflector_retry.go":            "reflector",
-	"watch_list.go":                 "reflector",
-	"watch_liveness.go":             "reflector",
-	"shard_filter.go":               "reflector",
-	"shard_handover.go":             "reflector",
-	"shard_info.go":                 "reflector",
-	"shard_listwatch.go":            "reflector",
-	"shard_ranges.go":               "reflector",
-	"shard_selector.go":             "reflector",
-	"shard_watch.go":                "reflector",
-	"run_metrics.go":                "reflector",
-	"sync_status.go":                "reflector",
+	"listwatch.go":           "reflector",
+	"listwatch_typed.go":     "reflector",
+	"pager.go":               "reflector",
+	"retry_with_deadline.go": "reflector",
+	"reflector.go":           "reflector",
+	"reflector_*.go":         "reflector",
+	"watch_list.go":          "reflector",
+	"watch_liveness.go":      "reflector",
+	"shard_*.go":             "reflector",
+	"run_metrics.go":         "reflector",
+	"sync_status.go":         "reflector",
 
 	"handler.go":       "handlers",
 	"handler_name.go":  "handlers",
@@ -147,27 +139,35 @@ func TestLayers(t *testing.T) {
 			t.Errorf("fileLayers puts %s in %q, which is not one of layers", file, layer)
 		}
 	}
-	files := map[string]bool{}
+	layerOf := map[string]string{} // file -> layer
+	matched := map[string]bool{}   // entries of fileLayers that name a file
+	for _, file := range goFiles {
+		layer, ok := fileLayers[file]
+		if ok {
+			matched[file] = true
+		} else {
+			for pattern, l := range fileLayers {
+				if m, _ := path.Match(pattern, file); m {
+					layer, ok = l, true
+					matched[pattern] = true
+				}
+			}
+		}
+		if !ok {
+			t.Errorf("%s has no layer: add it to fileLayers in layers_test.go, in the lowest layer whose declarations it names (doc.go, \"How the code is arranged\", lists the layers)", file)
+			continue
+		}
+		layerOf[file] = layer
+	}
+	for entry := range fileLayers {
+		if !matched[entry] {
+			t.Errorf("fileLayers names %s, which is no file of the package: remove it", entry)
+		}
+	}
 	seen := map[string]bool{}
 	for _, u := range uses {
-		files[u.from], files[u.to] = true, true
-	}
-	for _, file := range goFiles {
-		files[file] = true
-	}
-	for file := range files {
-		if _, ok := fileLayers[file]; !ok {
-			t.Errorf("%s has no layer: add it to fileLayers in layers_test.go, in the lowest layer whose declarations it names (doc.go, \"How the code is arranged\", lists the layers)", file)
-		}
-	}
-	for file := range fileLayers {
-		if !files[file] {
-			t.Errorf("fileLayers names %s, which is not a file of the package: remove it", file)
-		}
-	}
-	for _, u := range uses {
-		from, okFrom := fileLayers[u.from]
-		to, okTo := fileLayers[u.to]
+		from, okFrom := layerOf[u.from]
+		to, okTo := layerOf[u.to]
 		if !okFrom || !okTo || rank[from] >= rank[to] {
 			continue
 		}
