@@ -5,6 +5,7 @@ go 1.26.0
 replace (
 	github.com/informer-go/informer => ../
 	github.com/informer-go/informer/clientgo => ../clientgo
+	github.com/informer-go/informer/compare => ../compare
 	github.com/informer-go/informer/prometheus => ../prometheus
 )
 
@@ -12,6 +13,7 @@ require (
 	github.com/google/go-cmp v0.7.0
 	github.com/informer-go/informer v0.0.0
 	github.com/informer-go/informer/clientgo v0.0.0
+	github.com/informer-go/informer/compare v0.0.0
 	github.com/informer-go/informer/prometheus v0.0.0
 	github.com/prometheus/client_golang v1.24.0
 	go.uber.org/goleak v1.3.0
@@ -48,7 +50,6 @@ require (
 	github.com/go-openapi/swag/yamlutils v0.27.1 // indirect
 	github.com/google/gnostic-models v0.7.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
-	github.com/informer-go/informer/compare v0.0.0
 	github.com/json-iterator/go v1.1.12 // indirect
 	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect
 	github.com/modern-go/reflect2 v1.0.3-0.20250322232337-35a7c28c31ee // indirect
