@@ -92,7 +92,7 @@ type SyncStatus struct {
 // SyncStatusReporter is implemented by the informers of this package (the
 // [SharedIndexInformer]s of [NewSharedIndexInformerWithOptions] and the
 // typed wrappers of [NewTypedSharedIndexInformer], and the [Controller]s of
-// [NewInformerWithOptions]). It is not part of client-go's API.
+// [NewInformerWithOptions] and [New]). It is not part of client-go's API.
 type SyncStatusReporter interface {
 	// SyncStatus returns a snapshot of the informer's sync status. It is
 	// safe for concurrent use, also before Run and after stop.
