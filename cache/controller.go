@@ -19,9 +19,9 @@ import (
 // processes what is popped from it. It embeds its Queue and ListerWatcher, so
 // their methods are promoted onto Config, as in client-go.
 type Config struct {
-	// Queue is filled by the reflector and drained by Process. For the
-	// Process functions of this package it must be a [DeltaFIFO] or a
-	// [RealFIFO].
+	// Queue is filled by the reflector and drained by Process (and
+	// ProcessBatch). With a [DeltaFIFO] or a [RealFIFO] the controller can
+	// also wait for resource versions ([ResourceVersionWaiter]).
 	Queue
 
 	// ListerWatcher is the source of the objects.
@@ -34,8 +34,8 @@ type Config struct {
 	// ProcessBatch handles several popped deltas with distinct keys at
 	// once. It is used, instead of Process for everything but single
 	// deltas, when it is set and Queue is a [QueueWithBatch]. On a partial
-	// failure it returns an error describing it; the informers' ProcessBatch
-	// returns one that wraps the store's [TransactionError], for
+	// failure it returns an error describing it; the informers' batch
+	// processing returns one that wraps the store's [TransactionError], for
 	// [errors.As].
 	ProcessBatch ProcessBatchFunc
 
@@ -77,33 +77,6 @@ type Config struct {
 	// WatchLiveness, when not nil, restarts watches that go silent; see
 	// [WatchLivenessOptions]. It is not part of client-go's API.
 	WatchLiveness *WatchLivenessOptions
-
-	// creator is the file:line of the code outside this library that built
-	// the informer or controller, which names the reflector when the code
-	// that runs it is all library code (see defaultReflectorName);
-	// newController records it when it is empty.
-	creator string
-
-	// monitor follows the run for the sync status, run metrics and
-	// resource-version waits; newController makes one when it is nil.
-	monitor *informerMonitor
-
-	// realTime, when not nil, replaces the real clock of the reflector (see
-	// Reflector.realTime); tests running on a sped-up clock set it.
-	realTime clock.Clock
-
-	// keyed, when set and Queue is one of this package's, processes the
-	// popped items instead of Process and ProcessBatch (which must do the
-	// same), together with the keys the queue computed for them. The
-	// informers of this package set it.
-	keyed keyedProcessor
-}
-
-// keyedProcessor processes popped items together with the keys their queue
-// computed for them; see keyedProcessFunc and keyedBatchFunc.
-type keyedProcessor interface {
-	processKeyed(key string, deltas Deltas, isInInitialList bool) error
-	processBatchKeyed(keys []string, deltas []Delta, isInInitialList bool) error
 }
 
 // ShouldResyncFunc reports whether a reflector should resync its store now.
@@ -147,26 +120,94 @@ const controllerRetryPeriod = time.Second
 // [ResourceVersionWaiter].
 type controller struct {
 	config Config
-	clock  clock.Clock
+	// controllerOptions are the options the controller was built with,
+	// every default filled in.
+	controllerOptions
+	// monitorReports are the controller's SyncStatus and
+	// WaitForResourceVersion, from its monitor.
+	monitorReports
 
 	mu        sync.RWMutex
 	reflector *Reflector // guarded by mu; set by RunWithContext
 }
 
-// New returns a [Controller] for a copy of *c.
+// New returns a [Controller] for a copy of *c. The controllers of the
+// informers of this package are built the same way and run the same code,
+// with one difference: they pop their queue with the keys it computed, so
+// that their processing does not compute them again.
 func New(c *Config) Controller {
-	return newController(*c, realClock)
+	return newController(*c, controllerOptions{})
 }
 
-// newController returns a controller whose reflector and retries use clk.
-func newController(config Config, clk clock.Clock) *controller {
-	if config.creator == "" {
-		config.creator = callSite()
+// controllerOptions is what the informers of this package give their
+// controller besides a [Config]; the zero value is what [New] gives. The
+// fields other than pop only supply what New defaults (the clock, the name,
+// the monitor); pop is the one difference in what the controller runs.
+type controllerOptions struct {
+	// clock carries the reflector's timers and the retries of processing;
+	// nil means the real clock.
+	clock clock.Clock
+	// realTime, when not nil, replaces the real clock of the reflector
+	// (see Reflector.realTime); tests running on a sped-up clock set it.
+	realTime clock.Clock
+	// creator is the file:line of the code outside this library that built
+	// the informer, which names the reflector when the code that runs it is
+	// all library code (see defaultReflectorName). "" means the code that
+	// called New.
+	creator string
+	// monitor follows the run for the sync status, run metrics and
+	// resource-version waits. Nil means a monitor of the controller's own,
+	// which knows no store.
+	monitor *informerMonitor
+	// pop pops the next item, or batch, of the queue and processes it.
+	// Nil means popping as Config says: in batches with ProcessBatch when
+	// the queue is a [QueueWithBatch], else one item at a time with
+	// Process. An informer pops with the keys its queue computed (see
+	// newInformerPipeline), so that the processing does not compute them
+	// again.
+	pop func() error
+}
+
+// newController returns the controller of config with opts.
+func newController(config Config, opts controllerOptions) *controller {
+	c := &controller{config: config, controllerOptions: opts}
+	if c.clock == nil {
+		c.clock = realClock
 	}
-	if config.monitor == nil {
-		config.monitor = newInformerMonitor(clk, config.ObjectType, config.ObjectDescription, InformerNameAndResource{}, nil, nil)
+	if c.creator == "" {
+		c.creator = callSite()
 	}
-	return &controller{config: config, clock: clk}
+	if c.monitor == nil {
+		c.monitor = newInformerMonitor(c.clock, config.ObjectType, config.ObjectDescription, InformerNameAndResource{}, nil, nil)
+	}
+	if c.pop == nil {
+		c.pop = configPopper(config)
+	}
+	c.monitorReports = monitorReports{c.monitor}
+	return c
+}
+
+// configPopper returns the function that pops and processes the next item
+// (or batch) of config's queue: in batches when the queue and ProcessBatch
+// allow it, otherwise one item at a time with Process. It returns nil when
+// there is nothing to process with.
+func configPopper(config Config) func() error {
+	queue := config.Queue
+	if queue == nil || isNilObject(queue) {
+		return nil
+	}
+	process := PopProcessFunc(config.Process)
+	if q, ok := queue.(QueueWithBatch); ok && config.ProcessBatch != nil {
+		batch := config.ProcessBatch
+		return func() error { return q.PopBatch(batch, process) }
+	}
+	if process == nil {
+		return nil
+	}
+	return func() error {
+		_, err := queue.Pop(process)
+		return err
+	}
 }
 
 var (
@@ -199,7 +240,7 @@ func (c *controller) RunWithContext(ctx context.Context) {
 	})
 
 	r := NewReflectorWithOptions(c.config.ListerWatcher, c.config.ObjectType, c.config.Queue, ReflectorOptions{
-		Name:            defaultReflectorName(c.config.creator),
+		Name:            defaultReflectorName(c.creator),
 		Logger:          &logger,
 		ResyncPeriod:    c.config.FullResyncPeriod,
 		MinWatchTimeout: c.config.MinWatchTimeout,
@@ -207,8 +248,8 @@ func (c *controller) RunWithContext(ctx context.Context) {
 		Clock:           c.clock,
 		WatchLiveness:   c.config.WatchLiveness,
 	})
-	if c.config.realTime != nil {
-		r.realTime = c.config.realTime
+	if c.realTime != nil {
+		r.realTime = c.realTime
 	}
 	r.ShouldResync = c.config.ShouldResync
 	r.WatchListPageSize = c.config.WatchListPageSize
@@ -223,7 +264,7 @@ func (c *controller) RunWithContext(ctx context.Context) {
 	c.reflector = r
 	c.mu.Unlock()
 
-	monitor := c.config.monitor
+	monitor := c.monitor
 	monitor.start(r, c.config.Queue)
 	defer monitor.stop() // after wg.Wait below, unless processing panics
 	// Exits on sync or ctx.Done(); waited for below. A sync it misses as
@@ -258,51 +299,20 @@ func (c *controller) processLoopRecovering(ctx context.Context) {
 // processLoop pops and processes items until ctx ends or the queue is closed.
 // Processing errors are logged; the item is lost, as in client-go.
 func (c *controller) processLoop(ctx context.Context) {
-	popNext := c.popper()
-	if popNext == nil {
+	if c.pop == nil {
 		utilruntime.HandleErrorWithContext(ctx, nil, "Controller has no Process function, not popping anything")
 		<-ctx.Done()
 		return
 	}
 	for ctx.Err() == nil {
-		err := popNext()
-		c.config.monitor.popped()
+		err := c.pop()
+		c.monitor.popped()
 		switch {
 		case errors.Is(err, ErrFIFOClosed):
 			return
 		case err != nil:
 			utilruntime.HandleErrorWithContext(ctx, err, "Unable to process a popped item, dropping it")
 		}
-	}
-}
-
-// popper returns the function that pops and processes the next item (or
-// batch) of the queue: with the keyed processor when the queue hands out
-// keys, in batches when the queue and ProcessBatch allow it, otherwise one
-// item at a time with Process. It returns nil when there is nothing to
-// process with.
-func (c *controller) popper() func() error {
-	queue := c.config.Queue
-	if p := c.config.keyed; p != nil {
-		single, batch := p.processKeyed, p.processBatchKeyed // bound once, not per pop
-		if q, ok := queue.(keyedBatchQueue); ok {
-			return func() error { return q.popBatchKeyed(batch, single) }
-		}
-		if q, ok := queue.(keyedQueue); ok {
-			return func() error { return q.popKeyed(single) }
-		}
-	}
-	process := PopProcessFunc(c.config.Process)
-	if q, ok := queue.(QueueWithBatch); ok && c.config.ProcessBatch != nil {
-		batch := c.config.ProcessBatch
-		return func() error { return q.PopBatch(batch, process) }
-	}
-	if process == nil {
-		return nil
-	}
-	return func() error {
-		_, err := queue.Pop(process)
-		return err
 	}
 }
 
@@ -330,23 +340,6 @@ func (c *controller) LastSyncResourceVersion() string {
 		return ""
 	}
 	return c.reflector.LastSyncResourceVersion()
-}
-
-// SyncStatus implements [SyncStatusReporter].
-func (c *controller) SyncStatus() SyncStatus {
-	st, _ := c.config.monitor.syncStatus()
-	return st
-}
-
-// syncStatusChanges returns the status and a channel closed at its next
-// significant change, for WaitForSync.
-func (c *controller) syncStatusChanges() (SyncStatus, <-chan struct{}) {
-	return c.config.monitor.syncStatus()
-}
-
-// WaitForResourceVersion implements [ResourceVersionWaiter].
-func (c *controller) WaitForResourceVersion(ctx context.Context, resourceVersion string) error {
-	return c.config.monitor.waitForResourceVersion(ctx, resourceVersion)
 }
 
 // neverDone is the DoneChecker of a controller without a queue.

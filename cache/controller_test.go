@@ -2,6 +2,7 @@ package cache
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sort"
 	"sync"
@@ -355,4 +356,84 @@ func TestControllerResumesAfterProcessPanic(t *testing.T) {
 			}
 		})
 	})
+}
+
+// TestNewRunsTheInformersEngine checks that a controller a user builds with
+// New, from one of this package's queues and a Process of their own, runs
+// the engine the informers run: the same reflector, sync status and
+// resource-version waits as NewInformerWithOptions in the same pipeline.
+// Only how an item is popped differs (controllerOptions.pop).
+func TestNewRunsTheInformersEngine(t *testing.T) {
+	for _, inOrder := range []bool{false, true} {
+		t.Run(map[bool]string{false: "DeltaFIFO", true: "InOrder"}[inOrder], func(t *testing.T) {
+			type outcome struct {
+				Store         []string
+				Synced        bool
+				Status        SyncStatus
+				WaitErr       error
+				LastSyncedRV  string
+				ReflectorName bool
+			}
+			run := func(t *testing.T, build func(lw ListerWatcher) (Store, Controller)) outcome {
+				var got outcome
+				synctest.Test(t, func(t *testing.T) {
+					lw := newScriptedLW([]step{{list: pomList("10", "", pom("a", "5"), pom("b", "6"))}},
+						[]step{{events: []watch.Event{modified("a", "8"), added("c", "11")}, closeAtEnd: true}})
+					lw.noWatchList = true
+					store, ctrl := build(lw)
+					runController(t, ctrl, lw, func() {
+						got.Store = storeContents(store)
+						got.Synced = ctrl.HasSynced()
+						got.Status = ctrl.(SyncStatusReporter).SyncStatus()
+						got.ReflectorName = got.Status.Reflector != ""
+						got.Status.Reflector = ""
+						got.WaitErr = ctrl.(ResourceVersionWaiter).WaitForResourceVersion(t.Context(), "11")
+						got.LastSyncedRV = ctrl.LastSyncResourceVersion()
+					})
+				})
+				return got
+			}
+			informer := run(t, func(lw ListerWatcher) (Store, Controller) {
+				return NewInformerWithOptions(InformerOptions{ListerWatcher: lw, ObjectType: &metav1.PartialObjectMetadata{}, InOrder: inOrder})
+			})
+			user := run(t, func(lw ListerWatcher) (Store, Controller) {
+				store := NewStore(DeletionHandlingMetaNamespaceKeyFunc)
+				var queue Queue = NewDeltaFIFOWithOptions(DeltaFIFOOptions{KnownObjects: store, EmitDeltaTypeReplaced: true})
+				if inOrder {
+					queue = NewRealFIFOWithOptions(RealFIFOOptions{AtomicEvents: true})
+				}
+				return store, New(&Config{
+					Queue:         queue,
+					ListerWatcher: lw,
+					ObjectType:    &metav1.PartialObjectMetadata{},
+					Process: func(obj any, _ bool) error {
+						for _, d := range obj.(Deltas) {
+							var err error
+							switch info := d.Object.(type) {
+							case ReplacedAllInfo:
+								err = store.Replace(info.Objects, info.ResourceVersion)
+							case SyncAllInfo, BookmarkInfo:
+							default:
+								if d.Type == Deleted {
+									err = store.Delete(d.Object)
+								} else {
+									err = store.Update(d.Object)
+								}
+							}
+							if err != nil {
+								return err
+							}
+						}
+						return nil
+					},
+				})
+			})
+			if diff := cmp.Diff(informer, user, cmp.Comparer(func(a, b error) bool { return errors.Is(a, b) || errors.Is(b, a) })); diff != "" {
+				t.Errorf("New's controller (+) differs from the informer's (-):\n%s", diff)
+			}
+			if want := []string{"ns/a@8", "ns/b@6", "ns/c@11"}; !slices.Equal(informer.Store, want) || informer.WaitErr != nil || !informer.Synced {
+				t.Errorf("the informer: %+v, want store %v, synced, and the wait for 11 over", informer, want)
+			}
+		})
+	}
 }

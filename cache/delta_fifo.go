@@ -85,10 +85,11 @@ type DeltaFIFO struct {
 	// bulk, when not nil, is all the FIFO holds: queue is then empty. See
 	// deltaBulk. guarded by mu.
 	bulk *deltaBulk
-	// takesBulks is set (before use) when the consumer pops with
-	// popBatchKeyed, which takes a bulk in one go: only then does a Replace
-	// or Resync of an empty FIFO queue a bulk.
-	takesBulks bool
+	// knownLen, when not nil, returns how many objects the known objects
+	// hold, and makes a Replace or Resync of an empty FIFO queue a bulk:
+	// the informers set it, with takeBulks, as their consumer pops with
+	// popBatchKeyed, which takes a bulk in one go.
+	knownLen func() int
 
 	emitDeltaTypeReplaced bool
 }
@@ -119,8 +120,6 @@ type deltaBulk struct {
 
 var (
 	_ Queue             = (*DeltaFIFO)(nil)
-	_ keyedQueue        = (*DeltaFIFO)(nil)
-	_ keyedBatchQueue   = (*DeltaFIFO)(nil)
 	_ TransformingStore = (*DeltaFIFO)(nil)
 	_ DoneChecker       = (*DeltaFIFO)(nil)
 	_ progressQueue     = (*DeltaFIFO)(nil)
@@ -165,6 +164,13 @@ func newDeltaFIFO(opts DeltaFIFOOptions, clk clock.PassiveClock) *DeltaFIFO {
 		knownObjects: opts.KnownObjects,
 	})
 	return f
+}
+
+// takeBulks makes a Replace or Resync of an empty FIFO queue a bulk, for a
+// consumer that pops with popBatchKeyed; knownLen returns how many objects
+// the known objects hold. Call it before use.
+func (f *DeltaFIFO) takeBulks(knownLen func() int) {
+	f.knownLen = knownLen
 }
 
 // KeyOf is the FIFO's key function extended to queue contents: for a [Deltas]
@@ -274,7 +280,7 @@ func (f *DeltaFIFO) Replace(list []any, resourceVersion string) error {
 		return err
 	}
 	f.expandBulkLocked()
-	if f.takesBulks && len(f.queue) == 0 {
+	if f.knownLen != nil && len(f.queue) == 0 {
 		f.replaceBulkLocked(action, keys, objs)
 		return nil
 	}
@@ -403,20 +409,13 @@ func (f *DeltaFIFO) expandBulkLocked() {
 func (f *DeltaFIFO) Resync() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.takesBulks && f.bulk == nil && len(f.queue) == 0 && knowsAny(f.knownObjects) {
+	if f.knownLen != nil && f.bulk == nil && len(f.queue) == 0 && f.knownLen() > 0 {
 		f.bulk = &deltaBulk{resync: true, first: f.appended + 1}
 		f.cond.Broadcast()
 		return nil
 	}
 	f.expandBulkLocked()
 	return f.resyncKnownLocked()
-}
-
-// knowsAny reports whether known can tell cheaply that it holds an object,
-// as the stores of this package can, and does.
-func knowsAny(known KeyListerGetter) bool {
-	counted, ok := known.(interface{ len() int })
-	return ok && counted.len() > 0
 }
 
 // resyncKnownLocked is Resync of the per-key items.
@@ -468,7 +467,8 @@ func (f *DeltaFIFO) popLocked() (key string, deltas Deltas, ok bool) {
 // in one go: a Replace's deltas to processBatch (with their keys, distinct
 // unless the list repeated one), a Resync to processSingle as one [SyncAll]
 // delta, with no key. The bulk of the first Replace counts as processed, for
-// HasSynced, once processBatch returns. It implements keyedBatchQueue.
+// HasSynced, once processBatch returns. It is how the informers pop (see
+// newInformerPipeline).
 func (f *DeltaFIFO) popBatchKeyed(processBatch keyedBatchFunc, processSingle keyedProcessFunc) error {
 	if processBatch == nil || processSingle == nil {
 		return errNilProcessFunc

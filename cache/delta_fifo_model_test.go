@@ -3,9 +3,7 @@ package cache
 import (
 	"errors"
 	"maps"
-	"math/rand/v2"
 	"slices"
-	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -15,20 +13,18 @@ import (
 // deltaFIFOModel is the documented behaviour of a DeltaFIFO, written as
 // plainly as possible: a list of keys and a map of pending deltas.
 type deltaFIFOModel struct {
+	modelState
 	hasKnown, emitReplaced, transform bool
-
-	known   map[string]any  // the consumer's store; nil without known objects
-	failing map[string]bool // known keys whose lookup fails
 
 	keys    []string // queued keys, oldest first
 	pending map[string]Deltas
-
-	populated bool
-	initial   int // initial-batch keys not yet processed
-	closed    bool
 }
 
-func (m *deltaFIFOModel) synced() bool { return m.populated && m.initial == 0 }
+func (m *deltaFIFOModel) state() *modelState { return &m.modelState }
+func (m *deltaFIFOModel) empty() bool        { return len(m.keys) == 0 }
+
+// bookmark does nothing: a DeltaFIFO takes no bookmarks.
+func (m *deltaFIFOModel) bookmark(string) {}
 
 func (m *deltaFIFOModel) tf(obj any) (any, error) {
 	if !m.transform {
@@ -77,19 +73,10 @@ func (m *deltaFIFOModel) write(t DeltaType, obj any) error {
 	return nil
 }
 
-func (m *deltaFIFOModel) replace(list []any) error {
-	var keys []string
-	var objs []any
-	for _, obj := range list {
-		key, err := MetaNamespaceKeyFunc(obj)
-		if err != nil {
-			return err
-		}
-		t, err := m.tf(obj)
-		if err != nil {
-			return err
-		}
-		keys, objs = append(keys, key), append(objs, t)
+func (m *deltaFIFOModel) replace(list []any, _ string) error {
+	keys, objs, err := modelListKeys(list, m.tf)
+	if err != nil {
+		return err
 	}
 	action := Sync
 	if m.emitReplaced {
@@ -165,54 +152,53 @@ func (m *deltaFIFOModel) pop() (deltas Deltas, initial bool, ok bool) {
 	return deltas, initial, true
 }
 
-// runDeltaFIFOModel drives a DeltaFIFO and its model with the operations
-// encoded in data and fails on the first difference.
-func runDeltaFIFOModel(t *testing.T, data []byte) {
-	r := &opReader{data: data}
-	cfg := r.next()
+// newDeltaFIFOModelRun builds a DeltaFIFO and its model: cfg bit 0 gives it
+// known objects, bits 3 to 6 known objects before the first Replace, bit 1
+// makes it emit Replaced deltas, bit 2 gives it a transformer, and bit 7
+// makes it queue bulks, as an informer's does, popped with popBatchKeyed.
+func newDeltaFIFOModelRun(t *testing.T, cfg byte) modelRun {
 	var discard klog.Logger // the zero logger discards; failed lookups would flood the fuzzer's output
 	m := &deltaFIFOModel{
 		hasKnown:     cfg&1 != 0,
 		emitReplaced: cfg&2 != 0,
 		transform:    cfg&4 != 0,
-		failing:      map[string]bool{},
 		pending:      map[string]Deltas{},
 	}
+	m.failing = map[string]bool{}
 	opts := DeltaFIFOOptions{EmitDeltaTypeReplaced: m.emitReplaced, Logger: &discard}
 	var known *stubKnownObjects
 	if m.hasKnown {
-		// The consumer may know objects before the first Replace.
-		m.known = map[string]any{}
-		known = newStubKnownObjects()
-		for i, name := range modelNames {
-			if cfg&(8<<i) != 0 {
-				m.known[qkey(name)] = qobj(name, "0")
-				known.set(qkey(name), qobj(name, "0"))
-			}
-		}
+		m.known, known = newModelKnown(cfg)
 		opts.KnownObjects = known
 	}
 	if m.transform {
 		opts.Transformer = markTransform
 	}
 	f := NewDeltaFIFOWithOptions(opts)
-	// With bit 128, the FIFO queues bulks, as an informer's does, and is
-	// popped with popBatchKeyed.
 	bulks := cfg&128 != 0
-	f.takesBulks = bulks
+	if bulks {
+		f.takeBulks(func() int {
+			if known == nil {
+				return 0
+			}
+			return known.len()
+		})
+	}
+	expandBulk := func() {
+		f.mu.Lock()
+		f.expandBulkLocked()
+		f.mu.Unlock()
+	}
 	process := func(obj any, _ bool) error {
 		if known != nil {
 			known.apply(obj.(Deltas))
 		}
 		return nil
 	}
-	check := func(step int, what string, gotErr, wantErr error) {
+	checkSynced := func(step int) {
 		t.Helper()
-		if (gotErr == nil) != (wantErr == nil) {
-			t.Fatalf("step %d %s: error %v, model says %v", step, what, gotErr, wantErr)
-		}
 		if got, want := f.HasSynced(), m.synced(); got != want {
-			t.Fatalf("step %d %s: HasSynced() = %v, model says %v", step, what, got, want)
+			t.Fatalf("step %d pop: HasSynced() = %v, model says %v", step, got, want)
 		}
 	}
 	// samePop fails unless a pop got what the model pops.
@@ -225,7 +211,7 @@ func runDeltaFIFOModel(t *testing.T, data []byte) {
 			t.Fatalf("step %d: isInInitialList = %v, model says %v", step, gotInitial, wantInitial)
 		}
 	}
-	comparePopBulk := func(step int) {
+	popBulk := func(step int) {
 		t.Helper()
 		f.mu.Lock()
 		pending := f.bulk != nil || len(f.queue) > 0
@@ -303,19 +289,16 @@ func runDeltaFIFOModel(t *testing.T, data []byte) {
 			}
 			samePop(step, single, gotInitial, wantDeltas, wantInitial)
 		}
-		check(step, "popBatchKeyed", nil, nil)
+		checkSynced(step)
 	}
-	comparePop := func(step int) {
+	pop := func(step int, kind byte) {
 		t.Helper()
-		if bulks && step%2 == 0 {
-			comparePopBulk(step)
+		if bulks && kind != 0 {
+			popBulk(step)
 			return
 		}
 		if bulks {
-			// Pop expands a pending bulk; the checks below count keys.
-			f.mu.Lock()
-			f.expandBulkLocked()
-			f.mu.Unlock()
+			expandBulk() // Pop expands a pending bulk; the checks below count keys
 		}
 		wantDeltas, wantInitial, ok := m.pop()
 		if !ok {
@@ -343,87 +326,19 @@ func runDeltaFIFOModel(t *testing.T, data []byte) {
 			t.Fatalf("step %d: Pop: %v", step, err)
 		}
 		samePop(step, item, gotInitial, wantDeltas, wantInitial)
-		check(step, "Pop", nil, nil)
+		checkSynced(step)
 	}
-
-	rv := 0
-	for step := 0; r.more(); step++ {
-		rv++
-		op, arg := r.next(), r.next()
-		name := modelNames[int(arg)%len(modelNames)]
-		obj := qobj(name, strconv.Itoa(rv))
-		switch op % 11 {
-		case 0:
-			check(step, "Add", f.Add(obj), m.write(Added, obj))
-		case 1:
-			check(step, "Update", f.Update(obj), m.write(Updated, obj))
-		case 2:
-			check(step, "Delete", f.Delete(obj), m.write(Deleted, obj))
-		case 3:
-			tomb := DeletedFinalStateUnknown{Key: qkey(name), Obj: obj}
-			check(step, "Delete(tombstone)", f.Delete(tomb), m.write(Deleted, tomb))
-		case 4:
-			list := modelList(arg, rv)
-			check(step, "Replace", f.Replace(list, strconv.Itoa(rv)), m.replace(list))
-		case 5:
-			m.resync()
-			check(step, "Resync", f.Resync(), nil)
-		case 6, 7:
-			comparePop(step)
-		case 8:
-			f.Close()
-			m.closed = true
-			check(step, "Close", nil, nil)
-		case 9:
-			bad := []any{"junk", nil, qobj("bad", strconv.Itoa(rv))}[int(arg)%3]
-			check(step, "Add(bad)", f.Add(bad), m.write(Added, bad))
-		case 10:
-			if bulks {
-				// A pending resync bulk reads the known objects when it
-				// is expanded or popped (in an informer nothing else
-				// changes them meanwhile): expand it before a lookup
-				// starts or stops failing.
-				f.mu.Lock()
-				f.expandBulkLocked()
-				f.mu.Unlock()
-			}
-			if known != nil {
-				known.setFailing(qkey(name), !m.failing[qkey(name)])
-				m.failing[qkey(name)] = !m.failing[qkey(name)]
-			}
-		}
-	}
-	f.Close()
-	m.closed = true
-	for step := 0; len(m.keys) > 0; step++ {
-		comparePop(1000 + step)
-	}
+	run := modelRun{queue: f, model: m, known: known, pop: pop}
 	if bulks {
-		comparePopBulk(2000) // a resync of objects the model could not look up, if pending
-		comparePopBulk(2002)
-	}
-	comparePop(2000) // closed and empty
-}
-
-// TestDeltaFIFOMatchesModel runs random operation sequences against the
-// model.
-func TestDeltaFIFOMatchesModel(t *testing.T) {
-	for seed := range uint64(300) {
-		r := rand.New(rand.NewPCG(seed, 2))
-		data := make([]byte, 1+2*r.IntN(150))
-		for i := range data {
-			data[i] = byte(r.Uint32())
+		// A pending resync bulk reads the known objects when it is
+		// expanded or popped (in an informer nothing else changes them
+		// meanwhile): expand it before a lookup starts or stops failing.
+		run.beforeLookupChange = expandBulk
+		// A resync of objects the model could not look up, if pending.
+		run.finish = func() {
+			popBulk(2000)
+			popBulk(2002)
 		}
-		t.Run(strconv.FormatUint(seed, 10), func(t *testing.T) {
-			runDeltaFIFOModel(t, data)
-		})
 	}
-}
-
-func FuzzDeltaFIFO(f *testing.F) {
-	f.Add([]byte{0, 0, 0, 1, 1, 6, 0})
-	f.Add([]byte{7, 4, 0x3f, 2, 1, 6, 0, 4, 0, 6, 0, 6, 0})
-	f.Add([]byte{1, 0, 0, 6, 0, 4, 0, 5, 0, 10, 1, 4, 2, 6, 0, 6, 0})
-	f.Add([]byte{3, 4, 0x1f, 8, 0, 0, 0, 6, 0, 9, 2})
-	f.Fuzz(runDeltaFIFOModel)
+	return run
 }

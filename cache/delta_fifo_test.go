@@ -39,18 +39,7 @@ func tomb(name string, obj any) DeletedFinalStateUnknown {
 
 func TestDeltaFIFODeltas(t *testing.T) {
 	a1, a2, b1, c1 := qobj("a", "1"), qobj("a", "2"), qobj("b", "1"), qobj("c", "1")
-	tests := []struct {
-		name     string
-		known    []*metav1.PartialObjectMetadata // nil: no known objects
-		failing  []string                        // known keys whose lookup fails
-		phantom  []string                        // keys listed but not found
-		opts     DeltaFIFOOptions
-		ops      func(f *DeltaFIFO) error
-		want     []Deltas
-		wantErr  error // errors.Is
-		keyErr   bool  // want a KeyError
-		wantSync bool  // HasSynced before draining
-	}{
+	tests := []queueCase[*DeltaFIFO, DeltaFIFOOptions, []Deltas]{
 		{
 			name: "deltas accumulate per key in first-queued order",
 			ops: func(f *DeltaFIFO) error {
@@ -246,40 +235,10 @@ func TestDeltaFIFODeltas(t *testing.T) {
 			wantSync: true,
 		},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			var known *stubKnownObjects
-			if tc.known != nil {
-				known = newStubKnownObjects(tc.known...)
-				for _, k := range tc.failing {
-					known.setFailing(k, true)
-				}
-				known.phantom = tc.phantom
-				tc.opts.KnownObjects = known
-			}
-			f := NewDeltaFIFOWithOptions(tc.opts)
-			err := tc.ops(f)
-			switch {
-			case tc.keyErr:
-				var keyErr KeyError
-				if !errors.As(err, &keyErr) {
-					t.Errorf("got error %v, want a KeyError", err)
-				}
-			case tc.wantErr != nil:
-				if !errors.Is(err, tc.wantErr) {
-					t.Errorf("got error %v, want %v", err, tc.wantErr)
-				}
-			case err != nil:
-				t.Fatalf("unexpected error: %v", err)
-			}
-			if got := f.HasSynced(); got != tc.wantSync {
-				t.Errorf("HasSynced() = %v, want %v", got, tc.wantSync)
-			}
-			if diff := cmp.Diff(tc.want, drainDeltaFIFO(t, f)); diff != "" {
-				t.Errorf("popped deltas (-want +got):\n%s", diff)
-			}
-		})
-	}
+	runQueueCases(t, tests, func(opts DeltaFIFOOptions, known KeyListerGetter) *DeltaFIFO {
+		opts.KnownObjects = known
+		return NewDeltaFIFOWithOptions(opts)
+	}, drainDeltaFIFO)
 }
 
 func TestDeltaFIFOInitialBatch(t *testing.T) {
@@ -445,29 +404,36 @@ func benchObjects(n int) []any {
 
 func noopProcess(any, bool) error { return nil }
 
-// BenchmarkDeltaFIFOAddPop measures one Pop and one Add with the given number
-// of keys queued: each iteration pops the oldest key and queues it again.
-func BenchmarkDeltaFIFOAddPop(b *testing.B) {
+// benchmarkAddPop measures one Pop and one Add of the queues newQueue builds,
+// with 100 and with 10,000 items queued (sub-benchmarks label=n): each
+// iteration pops the oldest item and queues an object again.
+func benchmarkAddPop(b *testing.B, label string, newQueue func() Queue) {
 	for _, n := range []int{100, 10_000} {
-		b.Run(fmt.Sprintf("keys=%d", n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("%s=%d", label, n), func(b *testing.B) {
 			objs := benchObjects(n)
-			f := NewDeltaFIFOWithOptions(DeltaFIFOOptions{})
+			q := newQueue()
 			for _, obj := range objs {
-				if err := f.Add(obj); err != nil {
+				if err := q.Add(obj); err != nil {
 					b.Fatal(err)
 				}
 			}
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
-				if _, err := f.Pop(noopProcess); err != nil {
+				if _, err := q.Pop(noopProcess); err != nil {
 					b.Fatal(err)
 				}
-				if err := f.Add(objs[i%n]); err != nil {
+				if err := q.Add(objs[i%n]); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
 	}
+}
+
+// BenchmarkDeltaFIFOAddPop measures one Pop and one Add with the given number
+// of keys queued: each iteration pops the oldest key and queues it again.
+func BenchmarkDeltaFIFOAddPop(b *testing.B) {
+	benchmarkAddPop(b, "keys", func() Queue { return NewDeltaFIFOWithOptions(DeltaFIFOOptions{}) })
 }
 
 // BenchmarkDeltaFIFOAddPopIntoStore measures the per-event work of an
@@ -478,7 +444,7 @@ func BenchmarkDeltaFIFOAddPop(b *testing.B) {
 func BenchmarkDeltaFIFOAddPopIntoStore(b *testing.B) {
 	const n = 10_000
 	objs := benchObjects(n)
-	known := NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, Indexers{})
+	known := newCache(DeletionHandlingMetaNamespaceKeyFunc, Indexers{}, nil)
 	for _, obj := range objs {
 		if err := known.Add(obj); err != nil {
 			b.Fatal(err)
@@ -491,14 +457,12 @@ func BenchmarkDeltaFIFOAddPopIntoStore(b *testing.B) {
 		store:      known,
 		handler:    ResourceEventHandlerFuncs{},
 	})
-	f := p.queue.(*DeltaFIFO)
-	process := p.keyed.processKeyed
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		if err := f.Update(objs[i%n]); err != nil {
+		if err := p.queue.Update(objs[i%n]); err != nil {
 			b.Fatal(err)
 		}
-		if err := f.popKeyed(process); err != nil {
+		if err := p.pop(); err != nil {
 			b.Fatal(err)
 		}
 	}

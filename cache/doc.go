@@ -7,7 +7,7 @@
 // The pipeline:
 //
 //	ListerWatcher ─► Reflector ─► DeltaFIFO ─► Indexer ─► processor ─► listener ─► handler
-//	 (list+watch)    (RVs, relist,  (per-key     (store +    (fan-out)   (ring buffer,
+//	 (list+watch)    (RVs, relist,  (per-key     (store +    (fan-out)   (chunked queue,
 //	                  backoff)      deltas)      indexes)                 own goroutine)
 //
 // The storage layer is [Store], [Indexer] and [ThreadSafeStore]; the queues
@@ -206,4 +206,57 @@
 // the server ignores the selector, and moves a running informer to another
 // shard ([ShardedListWatch.SetShardSelector]) with a delete for each object
 // that left and an add for each that entered.
+//
+// # How the code is arranged
+//
+// One watch event, from the server to a handler, and the files that own each
+// step:
+//
+//	source      ListerWatcher, ListWatch (listwatch.go, listwatch_typed.go); shards (shard_*.go)
+//	reflector   list, streaming list, watch, relist, backoff (reflector*.go, watch_list.go,
+//	            watch_liveness.go, pager.go); it reports to an observer (reflector_observer.go)
+//	queue       DeltaFIFO, RealFIFO (delta_fifo.go, real_fifo.go), one write, resync and pop
+//	            path in delta_queue.go, the first batch and Close in queue.go
+//	controller  runs the reflector and the pop loop (controller.go); an informer's queue and
+//	            how it pops, with the keys the queue computed (informer_pipeline.go)
+//	processing  writes each popped change to the store (store.go, thread_safe_store.go,
+//	            index.go), then tells the handler (process_deltas.go)
+//	processor   fans out to the handlers (processor.go), resync schedules (resync.go)
+//	listener    per handler: a chunked queue (notification_queue.go), the delivery goroutine
+//	            (listener.go), bounded backlogs (listener_backlog.go, coalescing_backlog.go)
+//	informer    shared_informer.go, informer.go; its monitor (informer_monitor.go) keeps the
+//	            sync status, run metrics and resource-version waits
+//
+// A user's controller ([New]) runs the same code as an informer's; the one
+// difference, how it pops, is controllerOptions.pop (controller.go).
+//
+// Layers: keys → storage → queues → reflector → handlers → controller →
+// listener → processor → informer → operability (waits) → factory. A file
+// names only what its own layer and lower ones declare; TestLayers
+// (layers_test.go, which holds the table of file → layer) fails otherwise,
+// and for a new file without a layer. A lower layer that needs something
+// from a higher one is handed it at construction, as a function or a small
+// interface (the queue's beforeWait, the processor's shouldResync).
+//
+// Lock order in an informer, outermost first: startedLock, the
+// resource-version tracker's, the queue's, blockDeltas, the processor's mu
+// and runMu, the listener's; every other lock is a leaf, and none is held
+// while a handler runs. sharedIndexInformer.startedLock (shared_informer.go)
+// has the details.
+//
+// A new option goes in the exported options it belongs to
+// ([SharedIndexInformerOptions], [InformerOptions], [HandlerOptions],
+// [Config]) and reaches the code that uses it as a field of
+// pipelineConfig (queue and processing) or controllerOptions (controller
+// and reflector), never as a hidden field of an exported type or a type
+// assertion. A new queue mode is a queue embedding deltaQueue with its
+// deltaLog (delta_queue.go), built by newInformerPipeline; it joins the
+// queue conformance test (queueImpls), the model test (queueModels), and
+// the informer tests (queueModes). Test every behaviour in both pipelines.
+//
+// Checks before a change lands: go test -race ./... in the module (with
+// TestLayers); make chaos (CHAOS_SCHEDULES=300 for a quick run) for whole
+// informers under faults; make upstream-tests for client-go's own tests; go
+// test -bench in cache and make bench-compare (against client-go) for
+// speed; duplicates --change for code written twice.
 package cache

@@ -7,6 +7,21 @@ import (
 	"strings"
 )
 
+// wrappingHandler is a handler of this package that wraps another (the typed
+// and scoped adapters): it is named after the handler it wraps.
+type wrappingHandler interface {
+	name() string
+}
+
+// handlerName is the name a registration of handler logs under: that of the
+// handler an adapter of this package wraps, or nameForHandler's.
+func handlerName(handler ResourceEventHandler) string {
+	if named, ok := handler.(wrappingHandler); ok {
+		return named.name()
+	}
+	return nameForHandler(handler)
+}
+
 // nameForHandler describes handler for logs and metrics, as client-go does:
 //
 //   - for [ResourceEventHandlerFuncs] (or a pointer to it), the common

@@ -80,12 +80,7 @@ type InformerOptions struct {
 // the notifications wrong. Nothing happens until the controller runs.
 func NewInformerWithOptions(options InformerOptions) (Store, Controller) {
 	metrics := WithStoreMetrics(options.Identifier, options.InformerMetricsProvider)
-	var clientState Store
-	if options.Indexers == nil {
-		clientState = NewStore(DeletionHandlingMetaNamespaceKeyFunc, metrics)
-	} else {
-		clientState = NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, options.Indexers, metrics)
-	}
+	clientState := newCache(DeletionHandlingMetaNamespaceKeyFunc, options.Indexers, []StoreOption{metrics})
 	return clientState, newInformer(clientState, options)
 }
 
@@ -95,7 +90,7 @@ func NewInformerWithOptions(options InformerOptions) (Store, Controller) {
 //
 // Deprecated: Use NewInformerWithOptions instead.
 func NewInformer(lw ListerWatcher, objType runtime.Object, resyncPeriod time.Duration, h ResourceEventHandler) (Store, Controller) {
-	clientState := NewStore(DeletionHandlingMetaNamespaceKeyFunc)
+	clientState := newCache(DeletionHandlingMetaNamespaceKeyFunc, nil, nil)
 	return clientState, newInformer(clientState, InformerOptions{
 		ListerWatcher: lw, ObjectType: objType, Handler: h, ResyncPeriod: resyncPeriod,
 	})
@@ -105,7 +100,7 @@ func NewInformer(lw ListerWatcher, objType runtime.Object, resyncPeriod time.Dur
 //
 // Deprecated: Use NewInformerWithOptions instead.
 func NewIndexerInformer(lw ListerWatcher, objType runtime.Object, resyncPeriod time.Duration, h ResourceEventHandler, indexers Indexers) (Indexer, Controller) {
-	clientState := NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, indexers)
+	clientState := newCache(DeletionHandlingMetaNamespaceKeyFunc, indexers, nil)
 	return clientState, newInformer(clientState, InformerOptions{
 		ListerWatcher: lw, ObjectType: objType, Handler: h, ResyncPeriod: resyncPeriod, Indexers: indexers,
 	})
@@ -116,7 +111,7 @@ func NewIndexerInformer(lw ListerWatcher, objType runtime.Object, resyncPeriod t
 //
 // Deprecated: Use NewInformerWithOptions instead.
 func NewTransformingInformer(lw ListerWatcher, objType runtime.Object, resyncPeriod time.Duration, h ResourceEventHandler, transformer TransformFunc) (Store, Controller) {
-	clientState := NewStore(DeletionHandlingMetaNamespaceKeyFunc)
+	clientState := newCache(DeletionHandlingMetaNamespaceKeyFunc, nil, nil)
 	return clientState, newInformer(clientState, InformerOptions{
 		ListerWatcher: lw, ObjectType: objType, Handler: h, ResyncPeriod: resyncPeriod, Transform: transformer,
 	})
@@ -127,7 +122,7 @@ func NewTransformingInformer(lw ListerWatcher, objType runtime.Object, resyncPer
 //
 // Deprecated: Use NewInformerWithOptions instead.
 func NewTransformingIndexerInformer(lw ListerWatcher, objType runtime.Object, resyncPeriod time.Duration, h ResourceEventHandler, indexers Indexers, transformer TransformFunc) (Indexer, Controller) {
-	clientState := NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, indexers)
+	clientState := newCache(DeletionHandlingMetaNamespaceKeyFunc, indexers, nil)
 	return clientState, newInformer(clientState, InformerOptions{
 		ListerWatcher: lw, ObjectType: objType, Handler: h, ResyncPeriod: resyncPeriod, Indexers: indexers, Transform: transformer,
 	})
@@ -144,7 +139,7 @@ func NewNamespaceKeyedIndexerAndReflector(lw ListerWatcher, expectedType any, re
 
 // newInformer returns the controller of an informer that keeps clientState in
 // step and tells options.Handler.
-func newInformer(clientState Store, options InformerOptions) Controller {
+func newInformer(clientState *cache, options InformerOptions) Controller {
 	logger := klog.Background()
 	if options.Logger != nil {
 		logger = *options.Logger
@@ -166,16 +161,15 @@ func newInformer(clientState Store, options InformerOptions) Controller {
 		metricsProvider: options.InformerMetricsProvider,
 		inOrder:         options.InOrder,
 	})
-	return New(&Config{
+	return newController(Config{
 		Queue:            p.queue,
 		ListerWatcher:    options.ListerWatcher,
 		ObjectType:       options.ObjectType,
 		FullResyncPeriod: options.ResyncPeriod,
 		MinWatchTimeout:  options.MinWatchTimeout,
 		WatchLiveness:    options.WatchLiveness,
-		monitor:          newInformerMonitor(realClock, options.ObjectType, "", options.Identifier, options.RunMetricsProvider, clientState),
-		Process:          p.process,
-		ProcessBatch:     p.processBatch,
-		keyed:            p.keyed,
+	}, controllerOptions{
+		monitor: newInformerMonitor(realClock, options.ObjectType, "", options.Identifier, options.RunMetricsProvider, clientState.len),
+		pop:     p.pop,
 	})
 }

@@ -14,15 +14,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// Errors of [InformerFactory]. WaitForCacheSync reports the first two for the
-// informers that did not sync; InformerFor returns the third.
+// Errors of [InformerFactory]. WaitForCacheSync reports ErrInformerNotStarted
+// and [ErrInformerStopped] for the informers that did not sync; InformerFor
+// returns ErrFactoryShutDown.
 var (
 	// ErrInformerNotStarted: the informer was requested but no Start has
 	// run it yet.
 	ErrInformerNotStarted = errors.New("informer not started")
-	// ErrInformerStopped: the informer stopped, because the context it was
-	// started with ended, before its cache synced.
-	ErrInformerStopped = errors.New("informer stopped before its cache synced")
 	// ErrFactoryShutDown: a new informer was requested after Shutdown.
 	ErrFactoryShutDown = errors.New("informer factory is shut down")
 )

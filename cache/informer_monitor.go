@@ -15,9 +15,9 @@ import (
 // client-go: its sync status ([SyncStatus]), its run metrics
 // ([RunMetricsProvider]) and its resource-version waiters
 // ([ResourceVersionWaiter]). The informer creates it at construction and
-// hands it to its controller (Config.monitor), which makes it the observer of
-// its reflector, calls popped after every Pop, synced when the queue syncs,
-// and start and stop around the run.
+// hands it to its controller (controllerOptions.monitor), which makes it the
+// observer of its reflector, calls popped after every Pop, synced when the
+// queue syncs, and start and stop around the run.
 //
 // The observer methods are called by the reflector's ListAndWatch goroutine
 // only; the fields marked so are touched by it alone. Everything else is safe
@@ -35,8 +35,9 @@ type informerMonitor struct {
 	// queueSynced is the queue's DoneChecker, nil before start.
 	queueSynced atomic.Pointer[DoneChecker]
 
-	// store is the informer's store if it can tell its size, else nil.
-	store interface{ len() int }
+	// storeLen returns the size of the informer's store; nil when the
+	// store is unknown.
+	storeLen func() int
 
 	// Set by start before the run's goroutines start; read by them.
 	metrics    InformerRunMetrics // never nil
@@ -58,10 +59,10 @@ type informerMonitor struct {
 var _ reflectorObserver = (*informerMonitor)(nil)
 
 // newInformerMonitor returns the monitor of an informer of objectType
-// (described by description, if not empty) with the given identifier and
-// store (nil if unknown); its run metrics come from provider, else from the
-// process-wide provider.
-func newInformerMonitor(clk clock.Clock, objectType any, description string, identifier InformerNameAndResource, provider RunMetricsProvider, store Store) *informerMonitor {
+// (described by description, if not empty) with the given identifier, whose
+// store has storeLen objects (nil if unknown); its run metrics come from
+// provider, else from the process-wide provider.
+func newInformerMonitor(clk clock.Clock, objectType any, description string, identifier InformerNameAndResource, provider RunMetricsProvider, storeLen func() int) *informerMonitor {
 	if description == "" {
 		description = describeExpectedType(objectType, expectedKind(objectType))
 	}
@@ -76,8 +77,8 @@ func newInformerMonitor(clk clock.Clock, objectType any, description string, ide
 		provider: resolveRunMetricsProvider(provider),
 		status:   newSyncStatusRecorder(clk, description),
 		metrics:  noopRunMetrics{},
+		storeLen: storeLen,
 	}
-	m.store, _ = store.(interface{ len() int })
 	return m
 }
 
@@ -89,7 +90,7 @@ func (m *informerMonitor) start(r *Reflector, queue Queue) {
 	if m.provider != nil {
 		m.metrics, m.metricsOn = m.provider.NewInformerRunMetrics(m.labels), true
 	}
-	m.versions.start(queue)
+	m.versions.start(queueProgress(queue))
 	m.status.started(r.Name(), m.labels.Type)
 	m.reflector.Store(r)
 	checker := queue.HasSyncedChecker()
@@ -115,30 +116,41 @@ func (m *informerMonitor) stop() {
 	m.metrics.Release()
 }
 
-// syncStatus implements SyncStatusReporter.SyncStatus, and returns a channel
-// closed at the status's next significant change.
-func (m *informerMonitor) syncStatus() (SyncStatus, <-chan struct{}) {
+// monitorReports gives the informers and controllers of this package the
+// methods that report what their monitor follows: [SyncStatusReporter] and
+// [ResourceVersionWaiter]. They embed it.
+type monitorReports struct{ m *informerMonitor }
+
+// SyncStatus implements [SyncStatusReporter].
+func (r monitorReports) SyncStatus() SyncStatus {
+	st, _ := r.syncStatusChanges()
+	return st
+}
+
+// syncStatusChanges returns the status and a channel closed at its next
+// significant change, for WaitForSync.
+func (r monitorReports) syncStatusChanges() (SyncStatus, <-chan struct{}) {
+	m := r.m
 	synced := false
 	if c := m.queueSynced.Load(); c != nil {
 		synced = IsDone(*c)
 	}
 	st, changed := m.status.snapshot(synced)
-	if r := m.reflector.Load(); r != nil {
-		st.LastSyncResourceVersion = r.LastSyncResourceVersion()
+	if reflector := m.reflector.Load(); reflector != nil {
+		st.LastSyncResourceVersion = reflector.LastSyncResourceVersion()
 	}
 	return st, changed
 }
 
-// waitForResourceVersion implements
-// [ResourceVersionWaiter.WaitForResourceVersion].
-func (m *informerMonitor) waitForResourceVersion(ctx context.Context, resourceVersion string) error {
-	return m.versions.wait(ctx, resourceVersion)
+// WaitForResourceVersion implements [ResourceVersionWaiter].
+func (r monitorReports) WaitForResourceVersion(ctx context.Context, resourceVersion string) error {
+	return r.m.versions.wait(ctx, resourceVersion)
 }
 
 // popped is called after every Pop of the informer's queue.
 func (m *informerMonitor) popped() {
-	if m.metricsOn && m.store != nil {
-		m.metrics.SetStoreObjects(m.store.len())
+	if m.metricsOn && m.storeLen != nil {
+		m.metrics.SetStoreObjects(m.storeLen())
 	}
 	m.versions.popped() // after the metrics, so that a waiter sees them
 }
@@ -152,8 +164,8 @@ func (m *informerMonitor) synced() {
 func (m *informerMonitor) reportSynced() {
 	m.status.synced()
 	m.metrics.SetFirstSyncDuration(m.clock.Since(m.runStarted))
-	if m.metricsOn && m.store != nil {
-		m.metrics.SetStoreObjects(m.store.len())
+	if m.metricsOn && m.storeLen != nil {
+		m.metrics.SetStoreObjects(m.storeLen())
 	}
 }
 

@@ -20,13 +20,14 @@ type pipelineConfig struct {
 	// store is the informer's store, keyed by
 	// DeletionHandlingMetaNamespaceKeyFunc; the DeltaFIFO knows its
 	// objects.
-	store Store
+	store deltaStore
 	// handler is told about every change once store reflects it.
 	handler ResourceEventHandler
 	// drained, when not nil, is called each time the consumer finds the
 	// queue empty, before it waits: handler may hold back work until then
-	// (see sharedProcessor.holdRuns). It is called with the queue's lock
-	// held and must not wait for the queue or its consumer.
+	// (see sharedProcessor.holdRuns). It is called on the consumer's
+	// goroutine without the queue's lock, and must not wait for the
+	// consumer.
 	drained func()
 	// lock, when not nil, is held while a popped item is processed.
 	lock sync.Locker
@@ -38,23 +39,32 @@ type pipelineConfig struct {
 	inOrder bool
 }
 
-// informerPipeline is what newInformerPipeline builds: the fields of a
-// [Config] other than the source of the objects.
+// informerPipeline is what newInformerPipeline builds: the queue of an
+// informer's [Config], and how its controller pops (controllerOptions.pop).
 type informerPipeline struct {
-	queue        Queue
-	process      ProcessFunc
-	processBatch ProcessBatchFunc
-	// keyed processes what the queue pops together with the keys it
-	// computed; see [Config].
-	keyed keyedProcessor
+	queue Queue
+	// pop pops the next item, or batch, of queue and applies it, with the
+	// keys the queue computed, to the store.
+	pop func() error
+}
+
+// pipelineQueue is the queue of an informer: a [DeltaFIFO] or a [RealFIFO],
+// which hand their consumer the keys they computed.
+type pipelineQueue interface {
+	Queue
+	popBatchKeyed(processBatch keyedBatchFunc, processSingle keyedProcessFunc) error
 }
 
 // newInformerPipeline builds the queue of an informer, a DeltaFIFO that knows
 // the store's objects or, with cfg.inOrder, a RealFIFO in atomic mode, and
-// the functions that apply what it pops to the store and tell the handler.
-// Processing logs with the queue's logger, which carries the queue's name.
+// the function that pops from it and applies what it pops to the store and
+// tells the handler (a deltaProcessor's). Both queues pop with
+// popBatchKeyed: the RealFIFO hands over up to 1000 deltas with distinct
+// keys at once, the DeltaFIFO a whole relist or resync of an empty FIFO (a
+// bulk, see takeBulks) or one key's deltas. Processing logs with the queue's
+// logger, which carries the queue's name.
 func newInformerPipeline(cfg pipelineConfig) informerPipeline {
-	var queue Queue
+	var queue pipelineQueue
 	logger := cfg.logger
 	if cfg.inOrder {
 		f := newRealFIFO(RealFIFOOptions{
@@ -78,7 +88,7 @@ func newInformerPipeline(cfg pipelineConfig) informerPipeline {
 			EmitDeltaTypeReplaced: true,
 			Transformer:           cfg.transform,
 		}, cfg.clock)
-		f.takesBulks = true // the controller pops with popBatchKeyed
+		f.takeBulks(cfg.store.len)
 		f.beforeWait = cfg.drained
 		queue, logger = f, f.logger
 	}
@@ -88,5 +98,6 @@ func newInformerPipeline(cfg pipelineConfig) informerPipeline {
 	// queue, tombstones included: their keys fit the store as they are,
 	// unless a transformer changed the objects after they were keyed.
 	p.queueKeysMatch = cfg.transform == nil
-	return informerPipeline{queue: queue, process: p.process, processBatch: p.processBatch, keyed: p}
+	batch, single := p.processBatchKeyed, p.processKeyed // bound once, not per pop
+	return informerPipeline{queue: queue, pop: func() error { return queue.popBatchKeyed(batch, single) }}
 }

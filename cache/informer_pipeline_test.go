@@ -72,7 +72,7 @@ func TestInformerPipelineStoresQueueKeys(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			logger, _ := ktesting.NewTestContext(t)
-			store := NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, Indexers{NamespaceIndex: MetaNamespaceIndexFunc})
+			store := newCache(DeletionHandlingMetaNamespaceKeyFunc, Indexers{NamespaceIndex: MetaNamespaceIndexFunc}, nil)
 			p := newInformerPipeline(pipelineConfig{
 				logger:     logger,
 				objectType: &metav1.PartialObjectMetadata{},
@@ -91,12 +91,10 @@ func TestInformerPipelineStoresQueueKeys(t *testing.T) {
 				switch q := p.queue.(type) {
 				case *DeltaFIFO:
 					queued = q.queue[0]
-					err = q.popKeyed(p.keyed.processKeyed)
 				case *RealFIFO:
 					queued = q.items[0].key
-					err = q.popBatchKeyed(p.keyed.processBatchKeyed, p.keyed.processKeyed)
 				}
-				if err != nil {
+				if err = p.pop(); err != nil {
 					t.Fatal(err)
 				}
 				keys := store.ListKeys()
@@ -113,7 +111,7 @@ func TestInformerPipelineStoresQueueKeys(t *testing.T) {
 
 // newNotingPipeline returns the pipeline of an informer of store whose
 // handler calls note with "add", "update" or "delete" and the object.
-func newNotingPipeline(t *testing.T, store Store, inOrder bool, note func(what string, obj any)) informerPipeline {
+func newNotingPipeline(t *testing.T, store *cache, inOrder bool, note func(what string, obj any)) informerPipeline {
 	logger, _ := ktesting.NewTestContext(t)
 	return newInformerPipeline(pipelineConfig{
 		logger:     logger,
@@ -161,7 +159,7 @@ func TestInformerPipelineRelist(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			store := NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, Indexers{NamespaceIndex: MetaNamespaceIndexFunc})
+			store := newCache(DeletionHandlingMetaNamespaceKeyFunc, Indexers{NamespaceIndex: MetaNamespaceIndexFunc}, nil)
 			for _, name := range []string{"a", "b"} {
 				if err := store.Add(qobj(name, "1")); err != nil {
 					t.Fatal(err)
@@ -186,9 +184,8 @@ func TestInformerPipelineRelist(t *testing.T) {
 			if err := p.queue.Replace([]any{qobj("b", "3"), qobj("c", "3")}, "3"); err != nil {
 				t.Fatal(err)
 			}
-			q := p.queue.(keyedBatchQueue)
 			for len(calls) < len(tc.want) {
-				if err := q.popBatchKeyed(p.keyed.processBatchKeyed, p.keyed.processKeyed); err != nil {
+				if err := p.pop(); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -217,7 +214,7 @@ func TestInformerPipelineFirstListRepeatsKey(t *testing.T) {
 		{name: "InOrder", inOrder: true, want: []string{"add ns/a 1", "add ns/b 1", "add ns/a 2"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			store := NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, Indexers{NamespaceIndex: MetaNamespaceIndexFunc})
+			store := newCache(DeletionHandlingMetaNamespaceKeyFunc, Indexers{NamespaceIndex: MetaNamespaceIndexFunc}, nil)
 			var calls []string
 			note := func(what string, obj any) {
 				o := obj.(*metav1.PartialObjectMetadata)
@@ -227,7 +224,7 @@ func TestInformerPipelineFirstListRepeatsKey(t *testing.T) {
 			if err := p.queue.Replace([]any{qobj("a", "1"), qobj("b", "1"), qobj("a", "2")}, "2"); err != nil {
 				t.Fatal(err)
 			}
-			if err := p.queue.(keyedBatchQueue).popBatchKeyed(p.keyed.processBatchKeyed, p.keyed.processKeyed); err != nil {
+			if err := p.pop(); err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(tc.want, calls); diff != "" {

@@ -13,31 +13,12 @@ import (
 	"github.com/informer-go/informer/cache/synctrack"
 )
 
-// notificationKind says which [ResourceEventHandler] method a notification
-// calls.
-type notificationKind uint8
-
-const (
-	addNotification notificationKind = iota + 1
-	updateNotification
-	deleteNotification
-)
-
-// notification is one pending handler call. It is a plain value so that
-// queueing it for a listener does not allocate.
-type notification struct {
-	kind notificationKind
-	// isInInitialList is the OnAdd argument of an addNotification.
-	isInInitialList bool
-	// oldObj is the old state of an update and the object of a delete.
-	oldObj any
-	// newObj is the object of an add and the new state of an update.
-	newObj any
-}
-
-// isInitialAdd reports whether n counts towards its listener's sync.
-func (n *notification) isInitialAdd() bool {
-	return n.kind == addNotification && n.isInInitialList
+// heldChange is a change the processor held back in its run (see
+// sharedProcessor.holdRuns) and hands to addRun.
+type heldChange struct {
+	n notification
+	// isSync marks an update that listeners skipping syncs do not get.
+	isSync bool
 }
 
 const (
@@ -57,6 +38,25 @@ const (
 	// panics on every call does not spin.
 	crashPause = time.Second
 )
+
+// ResourceEventHandlerRegistration is what adding a handler to a shared
+// informer returns: it identifies the handler for RemoveEventHandler and
+// reports whether the handler has seen the initial list. The registrations of
+// this package also have a ShutdownChan() <-chan struct{} method, closed
+// once the handler is removed and will not be called again (see
+// [ShutDownEventHandler]).
+type ResourceEventHandlerRegistration interface {
+	// HasSynced reports whether the informer has synced and the handler
+	// has returned from the OnAdd call of every object of the initial list
+	// and, for a handler added to a running informer, of every object
+	// cached when it was added. It stays false if the handler is removed
+	// before that; once true, it stays true.
+	HasSynced() bool
+
+	// HasSyncedChecker returns a [DoneChecker] for the condition of
+	// HasSynced, to wait without polling (see [WaitFor]).
+	HasSyncedChecker() DoneChecker
+}
 
 // processorListener delivers the notifications of one registered handler.
 // Producers (the shared processor, and AddEventHandler replaying the store)
@@ -89,6 +89,8 @@ type processorListener struct {
 	keyFunc KeyFunc
 	source  backlogSource
 
+	// mu guards the fields marked so. Lock order: after the processor's
+	// locks (see sharedIndexInformer.startedLock).
 	mu sync.Mutex
 	// pending holds the notifications not yet taken by run, in order.
 	// guarded by mu.
@@ -167,15 +169,6 @@ func newProcessorListener(logger klog.Logger, handler ResourceEventHandler, clk 
 	return l
 }
 
-// handlerName is the name a registration of handler logs under: that of the
-// handler an adapter of this package wraps, or nameForHandler's.
-func handlerName(handler ResourceEventHandler) string {
-	if named, ok := handler.(interface{ name() string }); ok {
-		return named.name()
-	}
-	return nameForHandler(handler)
-}
-
 // HasSynced reports whether the informer has synced and this handler has
 // returned from every add of the initial list (or, for a handler added to a
 // running informer, of the replay of the store).
@@ -193,6 +186,23 @@ func (l *processorListener) HasSyncedChecker() DoneChecker {
 // and the call in progress, if any, returned.
 func (l *processorListener) ShutdownChan() <-chan struct{} {
 	return l.runFinished
+}
+
+// Done implements [ScopedHandlerRegistration.Done]; it is ShutdownChan.
+func (l *processorListener) Done() <-chan struct{} {
+	return l.runFinished
+}
+
+// setOnStop makes stop call f, or calls f at once if l has stopped already.
+func (l *processorListener) setOnStop(f func()) {
+	l.mu.Lock()
+	if l.stopped {
+		l.mu.Unlock()
+		f()
+		return
+	}
+	l.onStop = f
+	l.mu.Unlock()
 }
 
 // add queues n for delivery. It never blocks on the handler. After stop it

@@ -2,6 +2,33 @@ package cache
 
 import "sync"
 
+// notificationKind says which [ResourceEventHandler] method a notification
+// calls.
+type notificationKind uint8
+
+const (
+	addNotification notificationKind = iota + 1
+	updateNotification
+	deleteNotification
+)
+
+// notification is one pending handler call. It is a plain value so that
+// queueing it for a listener does not allocate.
+type notification struct {
+	kind notificationKind
+	// isInInitialList is the OnAdd argument of an addNotification.
+	isInInitialList bool
+	// oldObj is the old state of an update and the object of a delete.
+	oldObj any
+	// newObj is the object of an add and the new state of an update.
+	newObj any
+}
+
+// isInitialAdd reports whether n counts towards its listener's sync.
+func (n *notification) isInitialAdd() bool {
+	return n.kind == addNotification && n.isInInitialList
+}
+
 // notificationQueue is a listener's unbounded first-in first-out buffer of
 // notifications: a chain of fixed-size chunks. A write appends to the last
 // chunk, taking a new one when it is full; a read takes from the first and

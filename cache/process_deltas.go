@@ -1,7 +1,6 @@
 package cache
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,24 +10,19 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// errNotDeltas is returned when a queue hands the informer something other
-// than a Deltas.
-var errNotDeltas = errors.New("object given as Process argument is not Deltas")
-
 // deltaProcessor applies what an informer's queue pops to the informer's
 // store and tells the handler: its methods are the functions that process
-// popped items in every informer of this package. The store must be keyed by
-// [DeletionHandlingMetaNamespaceKeyFunc], as the informers' stores are.
+// popped items in every informer of this package (see newInformerPipeline).
 //
-// When the store is a keyedStore, the keys the queue computed for the popped
-// objects are handed to it, so that no key is computed twice on the way from
-// the reflector to the store; a key that no longer matches its object (a
-// transformer renamed it after the queue keyed it) is computed again.
+// The keys the queue computed for the popped objects are handed on to the
+// store, so that no key is computed twice on the way from the reflector to
+// the store; a key that no longer matches its object (a transformer renamed
+// it after the queue keyed it) is computed again, with
+// [DeletionHandlingMetaNamespaceKeyFunc], the store's key function.
 type deltaProcessor struct {
 	logger  klog.Logger
 	handler ResourceEventHandler
-	store   Store
-	keyed   keyedStore  // store, when it takes keys; else nil
+	store   deltaStore
 	lock    sync.Locker // held while processing; nil: none
 	// queueKeysMatch is set when the queue keys the very objects it hands
 	// out (it has no transformer): its keys are then used without checking
@@ -36,35 +30,36 @@ type deltaProcessor struct {
 	queueKeysMatch bool
 }
 
-// keyedStore is a [Store] that writes under keys its caller computed: the
-// stores of [NewStore] and [NewIndexer]. Every key must be the store's key
-// of its object.
-type keyedStore interface {
-	Store
-	swapKeyed(key string, obj any) (old any, existed bool, err error)
-	deleteKeyed(key string, obj any)
-	replaceKeyed(keys []string, objs []any, resourceVersion string) error
-	transactionKeyed(txns []ThreadSafeStoreTransaction, priors []storedState) *TransactionError
-	fillKeyed(keys []string, objs []any) error
+// deltaStore is the store of an informer as its processing writes it: under
+// keys the processing computed, each the store's key of its object. The
+// stores of [NewStore] and [NewIndexer] keyed by
+// [DeletionHandlingMetaNamespaceKeyFunc] are the informers' stores.
+type deltaStore interface {
+	KeyListerGetter
+	List() []any
+	Bookmark(resourceVersion string)
+	// len returns the number of stored objects.
 	len() int
+	// swapKeyed stores obj under key and returns what key held before.
+	swapKeyed(key string, obj any) (old any, existed bool, err error)
+	// deleteKeyed removes key; obj is the deleted object.
+	deleteKeyed(key string, obj any)
+	// replaceKeyed replaces the contents with objs, objs[i] under keys[i].
+	replaceKeyed(keys []string, objs []any, resourceVersion string) error
+	// transactionKeyed applies txns at once; priors[i] receives what the
+	// key of txns[i] held just before it, if it was applied.
+	transactionKeyed(txns []ThreadSafeStoreTransaction, priors []storedState) *TransactionError
+	// fillKeyed stores objs under keys in a store that holds nothing; it
+	// fails, storing nothing, otherwise or if an object cannot be stored.
+	fillKeyed(keys []string, objs []any) error
 }
 
-var _ keyedStore = (*cache)(nil)
+var _ deltaStore = (*cache)(nil)
 
 // newDeltaProcessor returns the processing of an informer whose store is
 // store; lock may be nil.
-func newDeltaProcessor(logger klog.Logger, handler ResourceEventHandler, store Store, lock sync.Locker) *deltaProcessor {
-	keyed, _ := store.(keyedStore)
-	return &deltaProcessor{logger: logger, handler: handler, store: store, keyed: keyed, lock: lock}
-}
-
-// process is a [ProcessFunc]: it applies one popped [Deltas].
-func (p *deltaProcessor) process(obj any, isInInitialList bool) error {
-	deltas, ok := obj.(Deltas)
-	if !ok {
-		return fmt.Errorf("%w: %T", errNotDeltas, obj)
-	}
-	return p.processKeyed("", deltas, isInInitialList)
+func newDeltaProcessor(logger klog.Logger, handler ResourceEventHandler, store deltaStore, lock sync.Locker) *deltaProcessor {
+	return &deltaProcessor{logger: logger, handler: handler, store: store, lock: lock}
 }
 
 // processKeyed is a keyedProcessFunc: it applies one popped item, whose
@@ -75,11 +70,6 @@ func (p *deltaProcessor) processKeyed(key string, deltas Deltas, isInInitialList
 		defer p.lock.Unlock()
 	}
 	return p.processDeltas(key, deltas, isInInitialList)
-}
-
-// processBatch is a [ProcessBatchFunc]: it applies popped deltas.
-func (p *deltaProcessor) processBatch(deltas []Delta, isInInitialList bool) error {
-	return p.processBatchKeyed(nil, deltas, isInInitialList)
 }
 
 // processBatchKeyed is a keyedBatchFunc: it applies popped deltas, keys[i]
@@ -174,14 +164,11 @@ func (p *deltaProcessor) processDeltas(key string, deltas Deltas, isInInitialLis
 
 // delete deletes obj, whose key the queue computed as queueKey (or "").
 func (p *deltaProcessor) delete(queueKey string, obj any) error {
-	if p.keyed == nil {
-		return p.store.Delete(obj)
-	}
 	key, err := p.keyFor(queueKey, obj)
 	if err != nil {
 		return err
 	}
-	p.keyed.deleteKeyed(key, obj)
+	p.store.deleteKeyed(key, obj)
 	return nil
 }
 
@@ -189,37 +176,19 @@ func (p *deltaProcessor) delete(queueKey string, obj any) error {
 // ""), and reports it as an update of what the store held under its key, or
 // as an add.
 func (p *deltaProcessor) storeAndNotify(queueKey string, obj any, isInInitialList bool) error {
-	if p.keyed != nil {
-		key, err := p.keyFor(queueKey, obj)
-		if err != nil {
-			return fmt.Errorf("write to the store: %w", err)
-		}
-		old, existed, err := p.keyed.swapKeyed(key, obj)
-		switch {
-		case err != nil:
-			return fmt.Errorf("write to the store: %w", err)
-		case existed:
-			p.handler.OnUpdate(old, obj)
-		default:
-			p.handler.OnAdd(obj, isInInitialList)
-		}
-		return nil
-	}
-	old, exists, err := p.store.Get(obj)
+	key, err := p.keyFor(queueKey, obj)
 	if err != nil {
-		return fmt.Errorf("read the store: %w", err)
+		return fmt.Errorf("write to the store: %w", err)
 	}
-	if exists {
-		if err := p.store.Update(obj); err != nil {
-			return fmt.Errorf("update the store: %w", err)
-		}
+	old, existed, err := p.store.swapKeyed(key, obj)
+	switch {
+	case err != nil:
+		return fmt.Errorf("write to the store: %w", err)
+	case existed:
 		p.handler.OnUpdate(old, obj)
-		return nil
+	default:
+		p.handler.OnAdd(obj, isInInitialList)
 	}
-	if err := p.store.Add(obj); err != nil {
-		return fmt.Errorf("add to the store: %w", err)
-	}
-	p.handler.OnAdd(obj, isInInitialList)
 	return nil
 }
 
@@ -242,30 +211,16 @@ func (n handlerCall) deliver(handler ResourceEventHandler, isInInitialList bool)
 }
 
 // processDeltasInBatch applies a batch of deltas (with distinct keys, as
-// [QueueWithBatch.PopBatch] hands them out, except for the keyed store, see
-// processKeyedBatch) to the store and then tells the handler, in delta order; keys[i], when keys is not nil, is the key the
-// queue computed for deltas[i]. When the store is a [TransactionStore] every
-// write happens in one transaction before any handler call, and only the
-// writes the transaction applied are reported; a partial failure is returned
-// as an error that wraps the [TransactionError] (and the errors of the
-// deltas whose old state the store failed to read, which are not written).
-// Otherwise each delta goes through processDeltas on its own, and the
-// errors are joined. Only the per-object delta types may be batched; any
-// other type fails the batch before anything is written.
+// [QueueWithBatch.PopBatch] hands them out; a key given twice sees its first
+// write, as if the deltas had been processed one after the other) to the
+// store in one transaction and then tells the handler about each applied
+// write, in delta order: OnDelete for a deletion, OnUpdate(old, new) when
+// the key held an object, OnAdd otherwise. keys[i], when keys is not nil, is
+// the key the queue computed for deltas[i]. A delta whose key cannot be
+// computed is not written. When some are not, the error returned wraps a
+// [TransactionError] over the whole batch. Only the per-object delta types
+// may be batched; any other type fails the batch before anything is written.
 func (p *deltaProcessor) processDeltasInBatch(keys []string, deltas []Delta, isInInitialList bool) error {
-	txnStore, ok := p.store.(TransactionStore)
-	if !ok {
-		var errs []error
-		for i, d := range deltas {
-			if err := p.processDeltas(keyAt(keys, i), Deltas{d}, isInInitialList); err != nil {
-				errs = append(errs, err)
-			}
-		}
-		if len(errs) > 0 {
-			return fmt.Errorf("unexpected error when handling deltas: %w", errors.Join(errs...))
-		}
-		return nil
-	}
 	for _, d := range deltas {
 		switch d.Type {
 		case Added, Updated, Replaced, Sync, Deleted:
@@ -273,73 +228,38 @@ func (p *deltaProcessor) processDeltasInBatch(keys []string, deltas []Delta, isI
 			return fmt.Errorf("delta type %s is not supported in batch processing", d.Type)
 		}
 	}
-
-	if storeKeys, ok := p.storeKeys(keys, deltas); ok {
-		return p.processKeyedBatch(storeKeys, deltas, isInInitialList)
-	}
-
-	// notes[i] reports the write of txns[i]; a delta whose old state cannot
-	// be read is not written, and its error is returned with the
-	// transaction's.
-	notes := make([]handlerCall, 0, len(deltas))
-	var readErrs []error
-	txns := make([]Transaction, 0, len(deltas))
-	for _, d := range deltas {
-		var old any
-		var exists bool
-		if d.Type != Deleted {
-			var readErr error
-			if old, exists, readErr = p.store.Get(d.Object); readErr != nil {
-				readErrs = append(readErrs, fmt.Errorf("read the store: %w", readErr))
-				continue
-			}
-		}
-		txn, note := batchWrite(d, old, exists)
-		txns = append(txns, txn)
-		notes = append(notes, note)
-	}
-	err := txnStore.Transaction(txns...)
-
-	if err != nil {
-		for _, i := range err.SuccessfulIndices {
-			if i >= 0 && i < len(notes) {
-				notes[i].deliver(p.handler, isInInitialList)
-			}
-		}
-		return errors.Join(append(readErrs, fmt.Errorf("not all items in the batch successfully processed: %w", err))...)
-	}
-	for _, n := range notes {
-		n.deliver(p.handler, isInInitialList)
-	}
-	if len(readErrs) > 0 {
-		return fmt.Errorf("not all items in the batch successfully processed: %w", errors.Join(readErrs...))
-	}
-	return nil
-}
-
-// processKeyedBatch is processDeltasInBatch for a keyed store, deltas[i]
-// going under storeKeys[i]: one transaction writes them all, reporting what
-// each key held just before its write, and the handler is then told about
-// each applied write, in delta order. A key given twice sees its first write
-// (an add, then an update), as if its deltas had been processed one after
-// the other.
-func (p *deltaProcessor) processKeyedBatch(storeKeys []string, deltas []Delta, isInInitialList bool) error {
-	if p.fillEmptyStore(storeKeys, deltas, isInInitialList) {
+	storeKeys, keyErrs := p.storeKeys(keys, deltas)
+	if keyErrs == nil && p.fillEmptyStore(storeKeys, deltas, isInInitialList) {
 		return nil
 	}
-	txns := make([]ThreadSafeStoreTransaction, len(deltas))
+	// txns[j] writes deltas[written[j]]: every delta whose key is known,
+	// in order. written is nil when that is every delta.
+	txns := make([]ThreadSafeStoreTransaction, 0, len(deltas))
+	var written []int
 	for i, d := range deltas {
+		if keyErrs != nil {
+			if keyErrs[i] != nil {
+				continue
+			}
+			written = append(written, i)
+		}
 		typ := TransactionTypeUpdate // stores the object, whether or not the key is there
 		if d.Type == Deleted {
 			typ = TransactionTypeDelete
 		}
-		txns[i] = ThreadSafeStoreTransaction{Transaction: Transaction{Object: d.Object, Type: typ}, Key: storeKeys[i]}
+		txns = append(txns, ThreadSafeStoreTransaction{Transaction: Transaction{Object: d.Object, Type: typ}, Key: storeKeys[i]})
 	}
-	priors := make([]storedState, len(deltas))
-	err := p.keyed.transactionKeyed(txns, priors)
+	priors := make([]storedState, len(txns))
+	txnErr := p.store.transactionKeyed(txns, priors)
 	clear(txns) // let the objects go once written
-	notify := func(i int) {
-		d, prior := deltas[i], priors[i]
+	deltaOf := func(j int) int {
+		if written == nil {
+			return j
+		}
+		return written[j]
+	}
+	notify := func(j int) {
+		d, prior := deltas[deltaOf(j)], priors[j]
 		switch {
 		case d.Type == Deleted:
 			p.handler.OnDelete(d.Object)
@@ -349,26 +269,47 @@ func (p *deltaProcessor) processKeyedBatch(storeKeys []string, deltas []Delta, i
 			p.handler.OnAdd(d.Object, isInInitialList)
 		}
 	}
-	if err != nil {
-		for _, i := range err.SuccessfulIndices {
-			notify(i)
+	if txnErr == nil && keyErrs == nil {
+		for j := range txns {
+			notify(j)
 		}
-		return fmt.Errorf("not all items in the batch successfully processed: %w", err)
+		return nil
 	}
-	for i := range deltas {
-		notify(i)
+	// Report the applied writes, and fail the others with their errors.
+	errs := keyErrs
+	if errs == nil {
+		errs = make([]error, len(deltas))
 	}
-	return nil
+	applied := make([]bool, len(txns))
+	if txnErr == nil {
+		for j := range applied {
+			applied[j] = true
+		}
+	} else {
+		for _, j := range txnErr.SuccessfulIndices {
+			applied[j] = true
+		}
+	}
+	failed := 0
+	for j := range txns {
+		if applied[j] {
+			notify(j)
+			continue
+		}
+		errs[deltaOf(j)] = txnErr.Errors[failed]
+		failed++
+	}
+	return fmt.Errorf("not all items in the batch successfully processed: %w", newTransactionError(errs))
 }
 
 // fillEmptyStore writes a batch of adds and updates into an empty store at
 // once (a DeltaFIFO's first list, as a bulk) and tells the handler, as
-// processKeyedBatch would: an add per object, and for a key the batch
+// processDeltasInBatch would: an add per object, and for a key the batch
 // repeats, an update from its previous copy. It reports false, having done
 // nothing, when the batch holds a deletion, the store is not empty, or an
 // object cannot be stored.
 func (p *deltaProcessor) fillEmptyStore(storeKeys []string, deltas []Delta, isInInitialList bool) bool {
-	if len(deltas) < 2 || p.keyed.len() != 0 {
+	if len(deltas) < 2 || p.store.len() != 0 {
 		return false
 	}
 	objs := make([]any, len(deltas))
@@ -378,10 +319,10 @@ func (p *deltaProcessor) fillEmptyStore(storeKeys []string, deltas []Delta, isIn
 		}
 		objs[i] = d.Object
 	}
-	if err := p.keyed.fillKeyed(storeKeys, objs); err != nil {
+	if err := p.store.fillKeyed(storeKeys, objs); err != nil {
 		return false
 	}
-	if p.keyed.len() == len(objs) { // no key repeated
+	if p.store.len() == len(objs) { // no key repeated
 		for _, obj := range objs {
 			p.handler.OnAdd(obj, isInInitialList)
 		}
@@ -399,49 +340,30 @@ func (p *deltaProcessor) fillEmptyStore(storeKeys []string, deltas []Delta, isIn
 	return true
 }
 
-// keyAt returns keys[i], or "" when keys is nil.
-func keyAt(keys []string, i int) string {
-	if keys == nil {
-		return ""
-	}
-	return keys[i]
-}
-
-// storeKeys returns the keys under which deltas go into the keyed store,
-// reusing keys (the queue's) when it is not nil. ok is false when the store
-// does not take keys, or a key cannot be computed: the caller then leaves
-// the keys to the store.
-func (p *deltaProcessor) storeKeys(keys []string, deltas []Delta) (storeKeys []string, ok bool) {
-	if p.keyed == nil {
-		return nil, false
-	}
+// storeKeys returns the keys under which deltas go into the store, reusing
+// keys (the queue's, overwritten) when it is not nil. errs is nil when every
+// key is known; otherwise errs[i] is the error of deltas[i] whose key could
+// not be computed.
+func (p *deltaProcessor) storeKeys(keys []string, deltas []Delta) (storeKeys []string, errs []error) {
 	storeKeys = keys
 	if storeKeys == nil {
 		storeKeys = make([]string, len(deltas))
 	}
 	for i, d := range deltas {
-		key, err := p.keyFor(keyAt(keys, i), d.Object)
+		queueKey := ""
+		if keys != nil {
+			queueKey = keys[i]
+		}
+		key, err := p.keyFor(queueKey, d.Object)
 		if err != nil {
-			return nil, false
+			if errs == nil {
+				errs = make([]error, len(deltas))
+			}
+			errs[i] = err
 		}
 		storeKeys[i] = key
 	}
-	return storeKeys, true
-}
-
-// batchWrite returns the write of a batched delta d and the handler call that
-// reports it, given what the store holds under d's key (old, if exists): the
-// keys of a batch are distinct, so that is the old state of exactly this
-// delta.
-func batchWrite(d Delta, old any, exists bool) (Transaction, handlerCall) {
-	switch {
-	case d.Type == Deleted:
-		return Transaction{Type: TransactionTypeDelete, Object: d.Object}, handlerCall{kind: Deleted, obj: d.Object}
-	case exists:
-		return Transaction{Type: TransactionTypeUpdate, Object: d.Object}, handlerCall{kind: Updated, old: old, obj: d.Object}
-	default:
-		return Transaction{Type: TransactionTypeAdd, Object: d.Object}, handlerCall{kind: Added, obj: d.Object}
-	}
+	return storeKeys, errs
 }
 
 // processReplacedAll reconciles the store with a complete list, as a
@@ -481,20 +403,12 @@ func (p *deltaProcessor) processReplacedAll(info ReplacedAllInfo, queueKeys []st
 
 	// Every listed object is an add when the store is empty (the first
 	// list): no need to look them up.
-	counted, ok := p.store.(interface{ len() int })
-	allAdds := ok && counted.len() == 0
+	allAdds := p.store.len() == 0
 	var notes []handlerCall
 	if !allAdds {
 		notes = make([]handlerCall, 0, len(info.Objects))
 		for i, obj := range info.Objects {
-			var old any
-			var exists bool
-			var err error
-			if p.keyed != nil {
-				old, exists, err = p.keyed.GetByKey(keys[i])
-			} else {
-				old, exists, err = p.store.Get(obj)
-			}
+			old, exists, err := p.store.GetByKey(keys[i])
 			if err != nil {
 				return fmt.Errorf("read the store: %w", err)
 			}
@@ -506,13 +420,7 @@ func (p *deltaProcessor) processReplacedAll(info ReplacedAllInfo, queueKeys []st
 		}
 	}
 
-	var err error
-	if p.keyed != nil {
-		err = p.keyed.replaceKeyed(keys, info.Objects, info.ResourceVersion)
-	} else {
-		err = p.store.Replace(info.Objects, info.ResourceVersion)
-	}
-	if err != nil {
+	if err := p.store.replaceKeyed(keys, info.Objects, info.ResourceVersion); err != nil {
 		return fmt.Errorf("replace the store's contents: %w", err)
 	}
 	for _, tomb := range tombstones {

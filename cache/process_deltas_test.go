@@ -124,25 +124,14 @@ func TestProcessDeltas(t *testing.T) {
 		{name: "a malformed Bookmark is an error", deltas: Deltas{{Bookmark, "x"}}, wantErr: true},
 		{name: "an unknown delta type is an error", deltas: Deltas{{"Strange", pom("a", "1")}}, wantErr: true},
 	}
-	// Each case runs against this package's store, which takes the keys
-	// computed by the queue, if any (the key of the item's first object,
-	// which the other objects of these cases do not have), and against a
-	// store that only has the Indexer methods, which takes a Get and an
-	// Update.
-	stores := []struct {
-		name     string
-		wrap     func(Indexer) Indexer
-		queueKey bool
-	}{
-		{name: "keyed", wrap: func(i Indexer) Indexer { return i }},
-		{name: "keyed with the queue's key", wrap: func(i Indexer) Indexer { return i }, queueKey: true},
-		{name: "get then update", wrap: func(i Indexer) Indexer { return struct{ Indexer }{i} }},
-	}
+	// Each case runs with and without the key the queue computed (the key
+	// of the item's first object, which the other objects of these cases do
+	// not have).
 	for _, tc := range tests {
-		for _, st := range stores {
-			t.Run(tc.name+"/"+st.name, func(t *testing.T) {
+		for _, queueKey := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/queueKey=%v", tc.name, queueKey), func(t *testing.T) {
 				logger, _ := ktesting.NewTestContext(t)
-				store := st.wrap(NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, refusingIndexers))
+				store := newCache(DeletionHandlingMetaNamespaceKeyFunc, refusingIndexers, nil)
 				for _, obj := range tc.initial {
 					if err := store.Add(obj); err != nil {
 						t.Fatal(err)
@@ -150,7 +139,7 @@ func TestProcessDeltas(t *testing.T) {
 				}
 				h := &checkingHandler{store: store}
 				key := ""
-				if st.queueKey {
+				if queueKey {
 					key, _ = DeletionHandlingMetaNamespaceKeyFunc(tc.deltas[0].Object)
 				}
 				err := newDeltaProcessor(logger, h, store, nil).processDeltas(key, tc.deltas, tc.inInitial)
@@ -180,7 +169,7 @@ func TestProcessDeltas(t *testing.T) {
 // a store that already holds the new list.
 func TestProcessReplacedAllStoreFirst(t *testing.T) {
 	logger, _ := ktesting.NewTestContext(t)
-	store := NewStore(DeletionHandlingMetaNamespaceKeyFunc)
+	store := newCache(DeletionHandlingMetaNamespaceKeyFunc, nil, nil)
 	_ = store.Add(pom("gone", "1"))
 	_ = store.Add(pom("a", "1"))
 	h := &checkingHandler{store: store}
@@ -195,13 +184,9 @@ func TestProcessReplacedAllStoreFirst(t *testing.T) {
 	}
 }
 
-// noTransactions hides the Transaction method of a Store.
-type noTransactions struct{ Store }
-
 func TestProcessDeltasInBatch(t *testing.T) {
 	tests := []struct {
 		name           string
-		transactions   bool
 		deltas         []Delta
 		wantCalls      []string
 		wantStore      []string
@@ -210,9 +195,8 @@ func TestProcessDeltasInBatch(t *testing.T) {
 		wantStoreFirst bool // every callback saw the final store
 	}{
 		{
-			name:         "a transaction writes everything before the callbacks",
-			transactions: true,
-			deltas:       []Delta{{Added, pom("a", "2")}, {Updated, pom("b", "3")}, {Deleted, pom("c", "1")}, {Sync, pom("d", "4")}},
+			name:   "a transaction writes everything before the callbacks",
+			deltas: []Delta{{Added, pom("a", "2")}, {Updated, pom("b", "3")}, {Deleted, pom("c", "1")}, {Sync, pom("d", "4")}},
 			wantCalls: []string{
 				"update ns/a@1 -> ns/a@2", "add ns/b@3 initial=true", "delete ns/c@1", "add ns/d@4 initial=true",
 			},
@@ -220,26 +204,25 @@ func TestProcessDeltasInBatch(t *testing.T) {
 			wantStoreFirst: true,
 		},
 		{
-			name:         "only the successful writes of a partial failure are reported",
-			transactions: true,
-			deltas:       []Delta{{Added, pom("x", "2")}, {Added, pom("y", "3")}, {Deleted, &metav1.Status{}}},
-			wantCalls:    []string{"add ns/x@2 initial=true", "add ns/y@3 initial=true"},
-			wantStore:    []string{"ns/a@1", "ns/c@1", "ns/x@2", "ns/y@3"},
-			wantErr:      true,
-			wantTxnErr:   true,
+			name:       "an object without a key fails alone",
+			deltas:     []Delta{{Added, pom("x", "2")}, {Added, pom("y", "3")}, {Deleted, &metav1.Status{}}},
+			wantCalls:  []string{"add ns/x@2 initial=true", "add ns/y@3 initial=true"},
+			wantStore:  []string{"ns/a@1", "ns/c@1", "ns/x@2", "ns/y@3"},
+			wantErr:    true,
+			wantTxnErr: true,
 		},
 		{
-			name:         "a delta type that cannot be batched fails before any write",
-			transactions: true,
-			deltas:       []Delta{{Added, pom("x", "2")}, {SyncAll, SyncAllInfo{}}},
-			wantStore:    []string{"ns/a@1", "ns/c@1"},
-			wantErr:      true,
+			name:       "only the successful writes of a partial failure are reported",
+			deltas:     []Delta{{Added, pom("x", "2")}, {Added, pom("refused", "3")}, {Deleted, &metav1.Status{}}, {Deleted, pom("c", "1")}},
+			wantCalls:  []string{"add ns/x@2 initial=true", "delete ns/c@1"},
+			wantStore:  []string{"ns/a@1", "ns/x@2"},
+			wantErr:    true,
+			wantTxnErr: true,
 		},
 		{
-			name:      "without transactions every delta is processed on its own",
-			deltas:    []Delta{{Added, pom("a", "2")}, {Added, pom("refused", "3")}, {Deleted, pom("c", "1")}},
-			wantCalls: []string{"update ns/a@1 -> ns/a@2", "delete ns/c@1"},
-			wantStore: []string{"ns/a@2"},
+			name:      "a delta type that cannot be batched fails before any write",
+			deltas:    []Delta{{Added, pom("x", "2")}, {SyncAll, SyncAllInfo{}}},
+			wantStore: []string{"ns/a@1", "ns/c@1"},
 			wantErr:   true,
 		},
 	}
@@ -247,13 +230,9 @@ func TestProcessDeltasInBatch(t *testing.T) {
 		for _, queueKeys := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/queueKeys=%v", tc.name, queueKeys), func(t *testing.T) {
 				logger, _ := ktesting.NewTestContext(t)
-				indexer := NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, refusingIndexers)
+				indexer := newCache(DeletionHandlingMetaNamespaceKeyFunc, refusingIndexers, nil)
 				_ = indexer.Add(pom("a", "1"))
 				_ = indexer.Add(pom("c", "1"))
-				var store Store = indexer
-				if !tc.transactions {
-					store = noTransactions{indexer}
-				}
 				h := &checkingHandler{store: indexer}
 				var keys []string
 				if queueKeys {
@@ -262,7 +241,7 @@ func TestProcessDeltasInBatch(t *testing.T) {
 						keys = append(keys, key)
 					}
 				}
-				err := newDeltaProcessor(logger, h, store, nil).processDeltasInBatch(keys, tc.deltas, tc.transactions)
+				err := newDeltaProcessor(logger, h, indexer, nil).processDeltasInBatch(keys, tc.deltas, true)
 				if (err != nil) != tc.wantErr {
 					t.Fatalf("error = %v, want error: %v", err, tc.wantErr)
 				}
@@ -292,76 +271,5 @@ func TestProcessDeltasInBatch(t *testing.T) {
 func TestProcessDeltasInBatchSeesTransactionStore(t *testing.T) {
 	if _, ok := NewStore(MetaNamespaceKeyFunc).(TransactionStore); !ok {
 		t.Fatalf("%T is not a TransactionStore: batch processing would never use transactions", NewStore(MetaNamespaceKeyFunc))
-	}
-}
-
-// readFailingStore is a TransactionStore, but not a keyed one, whose Get
-// fails for objects named "unreadable".
-type readFailingStore struct {
-	Indexer
-	TransactionStore
-}
-
-var errUnreadable = errors.New("unreadable")
-
-func (s readFailingStore) Get(obj any) (any, bool, error) {
-	if m, err := objectMeta(obj); err == nil && m.GetName() == "unreadable" {
-		return nil, false, errUnreadable
-	}
-	return s.Indexer.Get(obj)
-}
-
-// TestProcessDeltasReadErrors checks that a store that fails to read the old
-// state of an object makes processing of that object fail, without writing it
-// or telling the handler, instead of treating the object as new.
-func TestProcessDeltasReadErrors(t *testing.T) {
-	tests := []struct {
-		name      string
-		process   func(p *deltaProcessor) error
-		wantCalls []string
-		wantStore []string
-	}{
-		{
-			name: "one item",
-			process: func(p *deltaProcessor) error {
-				return p.processDeltas("", Deltas{{Updated, pom("unreadable", "2")}}, false)
-			},
-			wantStore: []string{"ns/a@1"},
-		},
-		{
-			name: "a batch writes the others",
-			process: func(p *deltaProcessor) error {
-				return p.processDeltasInBatch(nil, []Delta{{Updated, pom("a", "2")}, {Added, pom("unreadable", "2")}, {Added, pom("b", "2")}}, false)
-			},
-			wantCalls: []string{"update ns/a@1 -> ns/a@2", "add ns/b@2 initial=false"},
-			wantStore: []string{"ns/a@2", "ns/b@2"},
-		},
-		{
-			name: "a relist changes nothing",
-			process: func(p *deltaProcessor) error {
-				info := ReplacedAllInfo{ResourceVersion: "3", Objects: []any{pom("b", "3"), pom("unreadable", "3")}}
-				return p.processDeltas("", Deltas{{ReplacedAll, info}}, false)
-			},
-			wantStore: []string{"ns/a@1"},
-		},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			logger, _ := ktesting.NewTestContext(t)
-			indexer := NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, nil)
-			_ = indexer.Add(pom("a", "1"))
-			store := readFailingStore{Indexer: indexer, TransactionStore: indexer.(TransactionStore)}
-			h := &checkingHandler{store: indexer}
-			err := tc.process(newDeltaProcessor(logger, h, store, nil))
-			if !errors.Is(err, errUnreadable) {
-				t.Errorf("error %v, want one wrapping %v", err, errUnreadable)
-			}
-			if diff := cmp.Diff(tc.wantCalls, h.calls); diff != "" {
-				t.Errorf("handler calls (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tc.wantStore, storeContents(indexer)); diff != "" {
-				t.Errorf("store (-want +got):\n%s", diff)
-			}
-		})
 	}
 }

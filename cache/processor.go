@@ -20,6 +20,9 @@ import (
 type sharedProcessor struct {
 	clock clock.Clock
 
+	// mu guards the listener set. Lock order: after the informer's
+	// blockDeltas, before runMu and the listeners' locks (see
+	// sharedIndexInformer.startedLock).
 	mu sync.RWMutex
 	// listeners are the registered listeners with their resync schedules,
 	// in no particular order. guarded by mu; a listener is in listeners if
@@ -56,17 +59,12 @@ type sharedProcessor struct {
 	// listeners it would have reached at once.
 	holdRuns bool
 
+	// runMu guards held. Lock order: after mu, before the listeners'
+	// locks, which releaseRun takes to hand the run over.
 	runMu sync.Mutex
 	// held is the run: the changes distributed since the last release,
 	// oldest first, at most maxRunLength. guarded by runMu.
 	held []heldChange
-}
-
-// heldChange is a change in the processor's run.
-type heldChange struct {
-	n notification
-	// isSync marks an update that listeners skipping syncs do not get.
-	isSync bool
 }
 
 // maxRunLength is how many changes distribution may hold back: a queue that

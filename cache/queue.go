@@ -21,7 +21,8 @@ type PopProcessFunc func(obj any, isInInitialList bool) error
 type ProcessBatchFunc func(deltas []Delta, isInInitialList bool) error
 
 // keyedProcessFunc is a [PopProcessFunc] that is also handed the key the
-// queue computed for the popped deltas when it queued them ("" for a delta
+// queue ([DeltaFIFO], [RealFIFO]) computed for the popped deltas when it
+// queued them ("" for a delta
 // that concerns no single object: ReplacedAll, SyncAll, Bookmark), so that
 // the consumer need not compute it again.
 type keyedProcessFunc func(key string, deltas Deltas, isInInitialList bool) error
@@ -29,21 +30,6 @@ type keyedProcessFunc func(key string, deltas Deltas, isInInitialList bool) erro
 // keyedBatchFunc is a [ProcessBatchFunc] that is also handed the keys the
 // queue computed: keys[i] is the key of deltas[i].
 type keyedBatchFunc func(keys []string, deltas []Delta, isInInitialList bool) error
-
-// keyedQueue is a [Queue] that can hand its consumer the key of each popped
-// item: [DeltaFIFO] and [RealFIFO].
-type keyedQueue interface {
-	// popKeyed is Pop with a keyedProcessFunc; it returns process's error.
-	popKeyed(process keyedProcessFunc) error
-}
-
-// keyedBatchQueue is a queue that can hand its consumer several deltas at
-// once, with their keys: [RealFIFO], and [DeltaFIFO] for a whole Replace or
-// Resync of an empty FIFO.
-type keyedBatchQueue interface {
-	// popBatchKeyed is PopBatch with keyed functions.
-	popBatchKeyed(processBatch keyedBatchFunc, processSingle keyedProcessFunc) error
-}
 
 // ErrFIFOClosed is returned by Pop and PopBatch once the queue is closed and
 // empty. Its text is the one client-go uses for every queue type.
@@ -124,15 +110,18 @@ type KeyListerGetter interface {
 type queueState struct {
 	name string // for logs and DoneChecker; set at construction
 
+	// mu guards the queue. In an informer it comes after the resource
+	// version tracker's lock and before everything processing takes; the
+	// whole order is at sharedIndexInformer.startedLock.
 	mu   sync.Mutex
 	cond sync.Cond // L is &mu; signalled when something is queued or the queue closes
 
 	sync   initialSync // guarded by mu
 	closed bool        // guarded by mu
 
-	// beforeWait, when not nil, is called, with the lock held, each time
-	// Pop finds the queue empty, before it waits or returns
-	// [ErrFIFOClosed]. Set before use; see pipelineConfig.drained.
+	// beforeWait, when not nil, is called, without the lock, each time Pop
+	// finds the queue empty, before it waits or returns [ErrFIFOClosed].
+	// Set before use; see pipelineConfig.drained.
 	beforeWait func()
 }
 
@@ -145,10 +134,13 @@ func (q *queueState) init(name string) {
 
 // waitLocked blocks until queued reports something queued, or returns
 // [ErrFIFOClosed] once the queue is closed and empty. It is called, and
-// returns, with the lock held.
+// returns, with the lock held; it releases the lock while it waits, and while
+// it calls beforeWait.
 func (q *queueState) waitLocked(queued func() int) error {
 	if q.beforeWait != nil && queued() == 0 {
+		q.mu.Unlock()
 		q.beforeWait()
+		q.mu.Lock()
 	}
 	for queued() == 0 {
 		if q.closed {

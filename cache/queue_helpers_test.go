@@ -254,3 +254,59 @@ func modelApply(known map[string]any, deltas []Delta) {
 		}
 	}
 }
+
+// queueCase is a case of the table tests of a queue of type Q, built with
+// options O (TestDeltaFIFODeltas, TestRealFIFODeltas): what is written to
+// it, and what draining it pops (W).
+type queueCase[Q Queue, O, W any] struct {
+	name     string
+	known    []*metav1.PartialObjectMetadata // nil: no known objects
+	failing  []string                        // known keys whose lookup fails
+	phantom  []string                        // keys listed but not found
+	opts     O
+	ops      func(f Q) error
+	want     W
+	wantErr  error // errors.Is
+	keyErr   bool  // want a KeyError
+	wantSync bool  // HasSynced before draining
+}
+
+// runQueueCases runs every case on a queue that newQueue builds from the
+// case's options and known objects (nil when it has none), and drains it with
+// drain.
+func runQueueCases[Q Queue, O, W any](t *testing.T, cases []queueCase[Q, O, W], newQueue func(opts O, known KeyListerGetter) Q, drain func(testing.TB, Q) W) {
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var known KeyListerGetter // nil, not a nil *stubKnownObjects, without known objects
+			if tc.known != nil {
+				stub := newStubKnownObjects(tc.known...)
+				for _, k := range tc.failing {
+					stub.setFailing(k, true)
+				}
+				stub.phantom = tc.phantom
+				known = stub
+			}
+			f := newQueue(tc.opts, known)
+			err := tc.ops(f)
+			switch {
+			case tc.keyErr:
+				var keyErr KeyError
+				if !errors.As(err, &keyErr) {
+					t.Errorf("got error %v, want a KeyError", err)
+				}
+			case tc.wantErr != nil:
+				if !errors.Is(err, tc.wantErr) {
+					t.Errorf("got error %v, want %v", err, tc.wantErr)
+				}
+			case err != nil:
+				t.Fatalf("unexpected error: %v", err)
+			}
+			if got := f.HasSynced(); got != tc.wantSync {
+				t.Errorf("HasSynced() = %v, want %v", got, tc.wantSync)
+			}
+			if diff := cmp.Diff(tc.want, drain(t, f)); diff != "" {
+				t.Errorf("popped deltas (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

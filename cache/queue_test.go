@@ -410,3 +410,46 @@ func TestSlowProcessingIsLogged(t *testing.T) {
 		})
 	}
 }
+
+// TestBeforeWaitRunsWithoutTheLock checks that the queues of the informers
+// call beforeWait (the processor's releaseRun) without their lock: a
+// beforeWait that writes to the queue does not deadlock, and Pop hands out
+// what it wrote.
+func TestBeforeWaitRunsWithoutTheLock(t *testing.T) {
+	for _, qm := range queueModes {
+		t.Run(qm.name, func(t *testing.T) {
+			store := newCache(DeletionHandlingMetaNamespaceKeyFunc, nil, nil)
+			var drained func()
+			p := newInformerPipeline(pipelineConfig{
+				logger:     klog.Background(),
+				objectType: &metav1.PartialObjectMetadata{},
+				clock:      clock.RealClock{},
+				store:      store,
+				handler:    ResourceEventHandlerFuncs{},
+				drained:    func() { drained() },
+				inOrder:    qm.inOrder,
+			})
+			calls := 0
+			drained = func() {
+				if calls++; calls == 1 {
+					if err := p.queue.Add(qobj("a", "1")); err != nil {
+						t.Error(err)
+					}
+				}
+			}
+			popped := make(chan error, 1)
+			go func() { popped <- p.pop() }()
+			select {
+			case err := <-popped:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(wait.ForeverTestTimeout):
+				t.Fatal("Pop did not return: beforeWait ran with the queue's lock held")
+			}
+			if _, ok, _ := store.GetByKey(qkey("a")); !ok || calls != 1 {
+				t.Errorf("after the pop: stored %v, beforeWait called %d times; want stored, once", ok, calls)
+			}
+		})
+	}
+}

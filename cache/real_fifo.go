@@ -113,8 +113,6 @@ type RealFIFO struct {
 
 var (
 	_ QueueWithBatch         = (*RealFIFO)(nil)
-	_ keyedBatchQueue        = (*RealFIFO)(nil)
-	_ keyedQueue             = (*RealFIFO)(nil)
 	_ TransformingStore      = (*RealFIFO)(nil)
 	_ ReflectorBookmarkStore = (*RealFIFO)(nil)
 	_ DoneChecker            = (*RealFIFO)(nil)
@@ -437,7 +435,7 @@ func (f *RealFIFO) PopBatch(processBatch ProcessBatchFunc, processSingle PopProc
 }
 
 // popBatchKeyed is PopBatch handing the consumer the keys of the deltas too.
-// It implements keyedBatchQueue.
+// It is how the informers pop (see newInformerPipeline).
 func (f *RealFIFO) popBatchKeyed(processBatch keyedBatchFunc, processSingle keyedProcessFunc) error {
 	return f.popBatch(batchConsumer{keyedBatch: processBatch, keyedSingle: processSingle})
 }

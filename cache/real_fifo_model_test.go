@@ -3,9 +3,7 @@ package cache
 import (
 	"errors"
 	"maps"
-	"math/rand/v2"
 	"slices"
-	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -15,19 +13,14 @@ import (
 // realFIFOModel is the documented behaviour of a RealFIFO, written as plainly
 // as possible: a list of deltas.
 type realFIFOModel struct {
+	modelState                   // known only in non-atomic mode
 	atomic, transform, bookmarks bool
 
-	known   map[string]any // the consumer's store (non-atomic mode only)
-	failing map[string]bool
-
 	items []Delta
-
-	populated bool
-	initial   int // initial-batch deltas not yet processed
-	closed    bool
 }
 
-func (m *realFIFOModel) synced() bool { return m.populated && m.initial == 0 }
+func (m *realFIFOModel) state() *modelState { return &m.modelState }
+func (m *realFIFOModel) empty() bool        { return len(m.items) == 0 }
 
 func (m *realFIFOModel) tf(obj any) (any, error) {
 	if _, tomb := obj.(DeletedFinalStateUnknown); tomb || !m.transform {
@@ -56,18 +49,9 @@ func (m *realFIFOModel) bookmark(rv string) {
 }
 
 func (m *realFIFOModel) replace(list []any, rv string) error {
-	keys := []string{}
-	objs := make([]any, 0, len(list))
-	for _, obj := range list {
-		key, err := MetaNamespaceKeyFunc(obj)
-		if err != nil {
-			return err
-		}
-		t, err := m.tf(obj)
-		if err != nil {
-			return err
-		}
-		keys, objs = append(keys, key), append(objs, t)
+	keys, objs, err := modelListKeys(list, m.tf)
+	if err != nil {
+		return err
 	}
 	if m.atomic {
 		m.items = append(m.items, Delta{ReplacedAll, ReplacedAllInfo{ResourceVersion: rv, Objects: objs}})
@@ -164,17 +148,14 @@ func (m *realFIFOModel) popBatch(limit int) (batch []Delta, initial bool, ok boo
 	return batch, initial, true
 }
 
-// runRealFIFOModel drives a RealFIFO and its model with the operations
-// encoded in data and fails on the first difference.
-func runRealFIFOModel(t *testing.T, data []byte) {
-	r := &opReader{data: data}
-	cfg := r.next()
+// newRealFIFOModelRun builds a RealFIFO and its model: cfg bit 0 selects
+// atomic events, bit 1 a transformer; with atomic events bit 2 makes it emit
+// bookmarks and bit 3 unlock while processing, without them bits 3 to 6 are
+// the known objects before the first Replace.
+func newRealFIFOModelRun(t *testing.T, cfg byte) modelRun {
 	var discard klog.Logger // the zero logger discards; failed lookups would flood the fuzzer's output
-	m := &realFIFOModel{
-		atomic:    cfg&1 != 0,
-		transform: cfg&2 != 0,
-		failing:   map[string]bool{},
-	}
+	m := &realFIFOModel{atomic: cfg&1 != 0, transform: cfg&2 != 0}
+	m.failing = map[string]bool{}
 	opts := RealFIFOOptions{AtomicEvents: m.atomic, Logger: &discard}
 	if m.transform {
 		opts.Transformer = markTransform
@@ -185,15 +166,7 @@ func runRealFIFOModel(t *testing.T, data []byte) {
 		opts.EmitDeltaTypeBookmark = m.bookmarks
 		opts.UnlockWhileProcessing = cfg&8 != 0
 	} else {
-		// The consumer may know objects before the first Replace.
-		m.known = map[string]any{}
-		known = newStubKnownObjects()
-		for i, name := range modelNames {
-			if cfg&(8<<i) != 0 {
-				m.known[qkey(name)] = qobj(name, "0")
-				known.set(qkey(name), qobj(name, "0"))
-			}
-		}
+		m.known, known = newModelKnown(cfg)
 		opts.KnownObjects = known
 	}
 	f := NewRealFIFOWithOptions(opts)
@@ -202,22 +175,14 @@ func runRealFIFOModel(t *testing.T, data []byte) {
 			known.apply(deltas)
 		}
 	}
-	check := func(step int, what string, gotErr, wantErr error) {
-		t.Helper()
-		if (gotErr == nil) != (wantErr == nil) {
-			t.Fatalf("step %d %s: error %v, model says %v", step, what, gotErr, wantErr)
-		}
-		if got, want := f.HasSynced(), m.synced(); got != want {
-			t.Fatalf("step %d %s: HasSynced() = %v, model says %v", step, what, got, want)
-		}
-	}
 	type popped struct {
 		Deltas  []Delta
 		Initial bool
 		Single  bool
 	}
-	comparePop := func(step int, batch bool) {
+	pop := func(step int, kind byte) {
 		t.Helper()
+		batch := kind == 2
 		limit := 1
 		if batch {
 			limit = defaultBatchSize
@@ -262,76 +227,9 @@ func runRealFIFOModel(t *testing.T, data []byte) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatalf("step %d: popped (-model +got):\n%s", step, diff)
 		}
-		check(step, "pop", nil, nil)
-	}
-
-	rv := 0
-	for step := 0; r.more(); step++ {
-		rv++
-		op, arg := r.next(), r.next()
-		name := modelNames[int(arg)%len(modelNames)]
-		obj := qobj(name, strconv.Itoa(rv))
-		switch op % 12 {
-		case 0:
-			check(step, "Add", f.Add(obj), m.write(Added, obj))
-		case 1:
-			check(step, "Update", f.Update(obj), m.write(Updated, obj))
-		case 2:
-			check(step, "Delete", f.Delete(obj), m.write(Deleted, obj))
-		case 3:
-			list := modelList(arg, rv)
-			check(step, "Replace", f.Replace(list, strconv.Itoa(rv)), m.replace(list, strconv.Itoa(rv)))
-		case 4:
-			m.resync()
-			check(step, "Resync", f.Resync(), nil)
-		case 5:
-			m.bookmark(strconv.Itoa(rv))
-			check(step, "Bookmark", f.Bookmark(strconv.Itoa(rv)), nil)
-		case 6, 7:
-			comparePop(step, false)
-		case 8:
-			comparePop(step, true)
-		case 9:
-			f.Close()
-			m.closed = true
-			check(step, "Close", nil, nil)
-		case 10:
-			bad := []any{"junk", nil, qobj("bad", strconv.Itoa(rv))}[int(arg)%3]
-			check(step, "Add(bad)", f.Add(bad), m.write(Added, bad))
-		case 11:
-			if known != nil {
-				known.setFailing(qkey(name), !m.failing[qkey(name)])
-				m.failing[qkey(name)] = !m.failing[qkey(name)]
-			}
+		if got, want := f.HasSynced(), m.synced(); got != want {
+			t.Fatalf("step %d pop: HasSynced() = %v, model says %v", step, got, want)
 		}
 	}
-	f.Close()
-	m.closed = true
-	for step := 0; len(m.items) > 0; step++ {
-		comparePop(1000+step, step%2 == 0)
-	}
-	comparePop(2000, false) // closed and empty
-}
-
-// TestRealFIFOMatchesModel runs random operation sequences against the
-// model.
-func TestRealFIFOMatchesModel(t *testing.T) {
-	for seed := range uint64(300) {
-		r := rand.New(rand.NewPCG(seed, 3))
-		data := make([]byte, 1+2*r.IntN(150))
-		for i := range data {
-			data[i] = byte(r.Uint32())
-		}
-		t.Run(strconv.FormatUint(seed, 10), func(t *testing.T) {
-			runRealFIFOModel(t, data)
-		})
-	}
-}
-
-func FuzzRealFIFO(f *testing.F) {
-	f.Add([]byte{0, 0, 0, 1, 1, 6, 0})
-	f.Add([]byte{0x7f, 3, 0x3f, 2, 1, 8, 0, 3, 0, 6, 0, 8, 0})
-	f.Add([]byte{0x0f, 5, 0, 3, 0x0f, 4, 0, 5, 0, 8, 0, 6, 0})
-	f.Add([]byte{0x38, 0, 0, 3, 1, 11, 2, 3, 0, 8, 0, 4, 0, 8, 0})
-	f.Fuzz(runRealFIFOModel)
+	return modelRun{queue: f, model: m, known: known, pop: pop}
 }

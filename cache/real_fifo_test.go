@@ -34,17 +34,7 @@ func drainRealFIFO(t testing.TB, f *RealFIFO) []Delta {
 
 func TestRealFIFODeltas(t *testing.T) {
 	a1, a2, b1, c1 := qobj("a", "1"), qobj("a", "2"), qobj("b", "1"), qobj("c", "1")
-	tests := []struct {
-		name     string
-		known    []*metav1.PartialObjectMetadata
-		failing  []string
-		phantom  []string
-		opts     RealFIFOOptions
-		ops      func(f *RealFIFO) error
-		want     []Delta
-		wantErr  error
-		wantSync bool
-	}{
+	tests := []queueCase[*RealFIFO, RealFIFOOptions, []Delta]{
 		{
 			name:  "every write is one delta, deletions of unseen keys included",
 			known: []*metav1.PartialObjectMetadata{},
@@ -154,33 +144,10 @@ func TestRealFIFODeltas(t *testing.T) {
 			wantErr: errBadTransform,
 		},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if tc.known != nil {
-				known := newStubKnownObjects(tc.known...)
-				for _, k := range tc.failing {
-					known.setFailing(k, true)
-				}
-				known.phantom = tc.phantom
-				tc.opts.KnownObjects = known
-			}
-			f := NewRealFIFOWithOptions(tc.opts)
-			err := tc.ops(f)
-			if tc.wantErr != nil {
-				if !errors.Is(err, tc.wantErr) {
-					t.Errorf("got error %v, want %v", err, tc.wantErr)
-				}
-			} else if err != nil {
-				t.Fatalf("unexpected error: %v", err)
-			}
-			if got := f.HasSynced(); got != tc.wantSync {
-				t.Errorf("HasSynced() = %v, want %v", got, tc.wantSync)
-			}
-			if diff := cmp.Diff(tc.want, drainRealFIFO(t, f)); diff != "" {
-				t.Errorf("popped deltas (-want +got):\n%s", diff)
-			}
-		})
-	}
+	runQueueCases(t, tests, func(opts RealFIFOOptions, known KeyListerGetter) *RealFIFO {
+		opts.KnownObjects = known
+		return NewRealFIFOWithOptions(opts)
+	}, drainRealFIFO)
 }
 
 func TestRealFIFOInitialBatch(t *testing.T) {
@@ -613,26 +580,9 @@ func TestRealFIFODeprecatedConstructor(t *testing.T) {
 // BenchmarkRealFIFOAddPop measures one Pop and one Add with the given number
 // of deltas queued.
 func BenchmarkRealFIFOAddPop(b *testing.B) {
-	for _, n := range []int{100, 10_000} {
-		b.Run(fmt.Sprintf("queued=%d", n), func(b *testing.B) {
-			objs := benchObjects(n)
-			f := NewRealFIFOWithOptions(RealFIFOOptions{AtomicEvents: true, UnlockWhileProcessing: true})
-			for _, obj := range objs {
-				if err := f.Add(obj); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportAllocs()
-			for i := 0; b.Loop(); i++ {
-				if _, err := f.Pop(noopProcess); err != nil {
-					b.Fatal(err)
-				}
-				if err := f.Add(objs[i%n]); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	benchmarkAddPop(b, "queued", func() Queue {
+		return NewRealFIFOWithOptions(RealFIFOOptions{AtomicEvents: true, UnlockWhileProcessing: true})
+	})
 }
 
 // BenchmarkRealFIFOPopBatch measures one PopBatch of a full batch (1000

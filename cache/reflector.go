@@ -53,9 +53,6 @@ const (
 	maxWatchListAttempts = 3
 )
 
-// realClock is the clock of components built without one.
-var realClock clock.Clock = clock.RealClock{}
-
 // errStopRequested ends a watch because the reflector's context ended.
 var errStopRequested = errors.New("stop requested")
 

@@ -41,17 +41,6 @@ type ResourceVersionWaiter interface {
 	WaitForResourceVersion(ctx context.Context, resourceVersion string) error
 }
 
-// WaitForResourceVersion calls informer's WaitForResourceVersion (see
-// [ResourceVersionWaiter]); it returns an error if informer has none. It is
-// not part of client-go's API.
-func WaitForResourceVersion(ctx context.Context, informer SharedInformer, resourceVersion string) error {
-	w, ok := informer.(ResourceVersionWaiter)
-	if !ok || isNilObject(informer) {
-		return fmt.Errorf("wait for resource version %q: %T cannot wait for a resource version", resourceVersion, informer)
-	}
-	return w.WaitForResourceVersion(ctx, resourceVersion)
-}
-
 // resourceVersionTracker releases the waiters of WaitForResourceVersion. The
 // reflector tells it every resource version it handed to the queue
 // (resourceVersionReached), and it notes the queue position each version was
@@ -61,7 +50,8 @@ func WaitForResourceVersion(ctx context.Context, informer SharedInformer, resour
 // numbers the deltas it takes in, so this holds for the DeltaFIFO too, which
 // processes changes out of resource-version order.
 //
-// It is safe for concurrent use. Lock order: its mutex, then the queue's.
+// It is safe for concurrent use. Lock order: its mutex, then the queue's (see
+// sharedIndexInformer.startedLock).
 type resourceVersionTracker struct {
 	mu sync.Mutex
 	// queue is the informer's queue; nil before Run. guarded by mu.
@@ -153,15 +143,25 @@ type resourceVersionWaiter struct {
 	err  error
 }
 
-// start records the informer's queue as it starts running.
-func (t *resourceVersionTracker) start(queue Queue) {
-	q, ok := queue.(progressQueue)
-	if !ok {
-		return
-	}
+// start records the progress of the informer's queue as it starts running;
+// nil (a queue that does not tell, see queueProgress) ends no wait before
+// the informer stops.
+func (t *resourceVersionTracker) start(queue progressQueue) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.queue = q
+	t.queue = queue
+}
+
+// queueProgress returns queue's progress when it is one of the queues of this
+// package, which number the deltas they take in, else nil.
+func queueProgress(queue Queue) progressQueue {
+	switch queue := queue.(type) {
+	case *DeltaFIFO:
+		return queue
+	case *RealFIFO:
+		return queue
+	}
+	return nil
 }
 
 // wait implements [ResourceVersionWaiter.WaitForResourceVersion].

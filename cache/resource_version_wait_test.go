@@ -505,7 +505,7 @@ func TestQueuedSoFar(t *testing.T) {
 				continue
 			}
 			t.Run(fmt.Sprintf("%s/bulks=%v", qm.name, bulks), func(t *testing.T) {
-				known := NewStore(MetaNamespaceKeyFunc)
+				known := newCache(MetaNamespaceKeyFunc, nil, nil)
 				var q interface {
 					Queue
 					progressQueue
@@ -514,7 +514,9 @@ func TestQueuedSoFar(t *testing.T) {
 					q = NewRealFIFOWithOptions(RealFIFOOptions{KeyFunction: MetaNamespaceKeyFunc, KnownObjects: known})
 				} else {
 					f := NewDeltaFIFOWithOptions(DeltaFIFOOptions{KeyFunction: MetaNamespaceKeyFunc, KnownObjects: known})
-					f.takesBulks = bulks
+					if bulks {
+						f.takeBulks(known.len)
+					}
 					q = f
 				}
 				check := func(step string) {

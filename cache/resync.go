@@ -13,9 +13,10 @@ import (
 // handlers that asked for one, so that they can correct what they keep
 // outside the cluster. It takes five steps:
 //
-//  1. Periods (this file). A handler's period, normalized by
-//     handlerResyncPeriodLocked, becomes the resyncSchedule that the
-//     processor keeps for its listener, under the processor's lock. The
+//  1. Periods (this file, and the informer's handlerResyncPeriodLocked in
+//     shared_informer.go, which normalizes a handler's period). The period
+//     becomes the resyncSchedule that the processor keeps for its
+//     listener, under the processor's lock. The
 //     informer checks for due resyncs every resync check period: its
 //     default period, lowered by the handlers added before Run that ask
 //     for less.
@@ -64,35 +65,6 @@ type resyncSchedule struct {
 // requested and gets period, added at now.
 func newResyncSchedule(now time.Time, requested, period time.Duration) resyncSchedule {
 	return resyncSchedule{requested: requested, period: period, next: now.Add(period)}
-}
-
-// handlerResyncPeriodLocked returns the resync period a handler added with
-// options asks for, normalized: the informer's default when it names none,
-// no resync for a negative one, at least minimumResyncPeriod, and at least
-// the resync check period once the informer has started. Before Run, a
-// smaller period lowers the check period instead. It is called with
-// startedLock held.
-func (s *sharedIndexInformer) handlerResyncPeriodLocked(logger klog.Logger, options HandlerOptions) time.Duration {
-	period := s.defaultEventHandlerResyncPeriod
-	if options.ResyncPeriod != nil {
-		period = max(*options.ResyncPeriod, 0)
-	}
-	if period <= 0 {
-		return period
-	}
-	if period < minimumResyncPeriod {
-		logger.Info("Warning: resync period is too small. Changing it to the minimum allowed value", "resyncPeriod", period, "minimumResyncPeriod", minimumResyncPeriod)
-		period = minimumResyncPeriod
-	}
-	if period < s.resyncCheckPeriod {
-		if s.started {
-			logger.Info("Warning: resync period is smaller than resync check period and the informer has already started. Changing it to the resync check period", "resyncPeriod", period, "resyncCheckPeriod", s.resyncCheckPeriod)
-			return s.resyncCheckPeriod
-		}
-		s.resyncCheckPeriod = period
-		s.processor.resyncCheckPeriodChanged(logger, period)
-	}
-	return period
 }
 
 // determineResyncPeriod returns the effective resync period of a handler that

@@ -147,20 +147,3 @@ func (h *scopedHandler) remove() {
 		utilruntime.HandleErrorWithContext(h.ctx, err, "Failed to remove an event handler whose context ended")
 	}
 }
-
-// Done implements [ScopedHandlerRegistration.Done]; it is ShutdownChan.
-func (l *processorListener) Done() <-chan struct{} {
-	return l.runFinished
-}
-
-// setOnStop makes stop call f, or calls f at once if l has stopped already.
-func (l *processorListener) setOnStop(f func()) {
-	l.mu.Lock()
-	if l.stopped {
-		l.mu.Unlock()
-		f()
-		return
-	}
-	l.onStop = f
-	l.mu.Unlock()
-}

@@ -145,25 +145,6 @@ type SharedIndexInformer interface {
 	GetIndexer() Indexer
 }
 
-// ResourceEventHandlerRegistration is what adding a handler to a shared
-// informer returns: it identifies the handler for RemoveEventHandler and
-// reports whether the handler has seen the initial list. The registrations of
-// this package also have a ShutdownChan() <-chan struct{} method, closed
-// once the handler is removed and will not be called again (see
-// [ShutDownEventHandler]).
-type ResourceEventHandlerRegistration interface {
-	// HasSynced reports whether the informer has synced and the handler
-	// has returned from the OnAdd call of every object of the initial list
-	// and, for a handler added to a running informer, of every object
-	// cached when it was added. It stays false if the handler is removed
-	// before that; once true, it stays true.
-	HasSynced() bool
-
-	// HasSyncedChecker returns a [DoneChecker] for the condition of
-	// HasSynced, to wait without polling (see [WaitFor]).
-	HasSyncedChecker() DoneChecker
-}
-
 // NewSharedInformer returns a [SharedInformer] for the objects lw lists and
 // watches: NewSharedIndexInformer without indexes.
 func NewSharedInformer(lw ListerWatcher, exampleObject runtime.Object, defaultEventHandlerResyncPeriod time.Duration) SharedInformer {
@@ -202,12 +183,14 @@ func NewSharedIndexInformerWithOptions(lw ListerWatcher, exampleObject runtime.O
 func newSharedIndexInformer(lw ListerWatcher, exampleObject runtime.Object, options SharedIndexInformerOptions, clk clock.Clock) *sharedIndexInformer {
 	resync := max(options.ResyncPeriod, 0)
 	detector, detectMutations := informerMutationDetector(options.MutationDetector, exampleObject)
-	indexer := NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, options.Indexers, WithStoreMetrics(options.Identifier, options.InformerMetricsProvider))
+	indexer := newCache(DeletionHandlingMetaNamespaceKeyFunc, options.Indexers, []StoreOption{WithStoreMetrics(options.Identifier, options.InformerMetricsProvider)})
 	processor := newSharedProcessor(clk)
 	processor.holdRuns = true // start has the queue release the run when it drains
+	monitor := newInformerMonitor(clk, exampleObject, options.ObjectDescription, options.Identifier, options.RunMetricsProvider, indexer.len)
 	return &sharedIndexInformer{
 		indexer:                         indexer,
-		monitor:                         newInformerMonitor(clk, exampleObject, options.ObjectDescription, options.Identifier, options.RunMetricsProvider, indexer),
+		monitor:                         monitor,
+		monitorReports:                  monitorReports{monitor},
 		watchLiveness:                   options.WatchLiveness,
 		processor:                       processor,
 		mutationDetector:                detector,
@@ -231,11 +214,15 @@ func newSharedIndexInformer(lw ListerWatcher, exampleObject runtime.Object, opti
 // and queue) whose processing stores each change in indexer and hands it to
 // processor, which fans it out to the handlers' listeners.
 type sharedIndexInformer struct {
-	indexer   Indexer
+	indexer   *cache
 	processor *sharedProcessor
 	// monitor keeps the sync status, the run metrics and the waits for
 	// resource versions.
-	monitor          *informerMonitor
+	monitor *informerMonitor
+	// monitorReports are the informer's SyncStatus and
+	// WaitForResourceVersion, from monitor.
+	monitorReports
+
 	watchLiveness    *WatchLivenessOptions
 	mutationDetector MutationDetector
 	detectMutations  bool // false for the no-op detector
@@ -252,12 +239,29 @@ type sharedIndexInformer struct {
 	keyFunc           KeyFunc // the indexer's
 	clock             clock.Clock
 	// realTime, when not nil, replaces the reflector's real clock; see
-	// Config.realTime.
+	// controllerOptions.realTime.
 	realTime clock.Clock
-	creator  string // the code that built the informer; see Config.creator
+	creator  string // the code that built the informer; see controllerOptions.creator
 
-	// startedLock guards the fields below it. Lock order: startedLock,
-	// then blockDeltas, then the processor's lock.
+	// startedLock guards the fields below it.
+	//
+	// Lock order of an informer, outermost first; a goroutine holding one
+	// of these takes only those after it, and leaf locks:
+	//  1. startedLock (AddEventHandler, RemoveEventHandler, the setters)
+	//  2. resourceVersionTracker.mu (a wait reads the queue's progress)
+	//  3. the queue's lock, queueState.mu: a DeltaFIFO processes under it,
+	//     and so does a RealFIFO holding 2000 deltas or more
+	//  4. blockDeltas, held while processing stores a change and hands it
+	//     to the processor, and while a handler is added or removed
+	//  5. sharedProcessor.mu
+	//  6. sharedProcessor.runMu
+	//  7. processorListener.mu
+	// Every other lock is a leaf, which takes nothing while held: the
+	// store's, the listeners' sync trackers', the mutation detector's,
+	// shutdownWatch.mu, the sync status recorder's, the reflector's; the
+	// controller's takes only the reflector's.
+	// No lock is held while a handler runs. The queue calls the
+	// processor's releaseRun (5, 6, 7) after releasing its lock.
 	startedLock      sync.Mutex
 	started, stopped bool
 	controller       Controller // set by Run
@@ -272,7 +276,8 @@ type sharedIndexInformer struct {
 
 	// blockDeltas is held while a change is stored and distributed, and
 	// while a handler added to a running informer gets the cache's
-	// contents, so that the two never interleave.
+	// contents, so that the two never interleave. Lock order: after the
+	// queue's lock, before the processor's (see startedLock).
 	blockDeltas sync.Mutex
 }
 
@@ -396,22 +401,21 @@ func (s *sharedIndexInformer) start(logger klog.Logger) (Controller, bool) {
 		inOrder:         s.inOrder,
 	})
 	s.controller = newController(Config{
-		Queue:             p.queue,
-		ListerWatcher:     s.listerWatcher,
-		ObjectType:        s.objectType,
-		ObjectDescription: s.objectDescription,
-		FullResyncPeriod:  s.resyncCheckPeriod,
-		ShouldResync:      s.processor.shouldResync,
-		Process:           p.process,
-		ProcessBatch:      p.processBatch,
-		keyed:             p.keyed,
-
+		Queue:                        p.queue,
+		ListerWatcher:                s.listerWatcher,
+		ObjectType:                   s.objectType,
+		ObjectDescription:            s.objectDescription,
+		FullResyncPeriod:             s.resyncCheckPeriod,
+		ShouldResync:                 s.processor.shouldResync,
 		WatchErrorHandlerWithContext: s.watchErrorHandler,
 		WatchLiveness:                s.watchLiveness,
-		realTime:                     s.realTime,
-		monitor:                      s.monitor,
-		creator:                      s.creator,
-	}, s.clock)
+	}, controllerOptions{
+		clock:    s.clock,
+		realTime: s.realTime,
+		creator:  s.creator,
+		monitor:  s.monitor,
+		pop:      p.pop,
+	})
 	s.started = true
 	return s.controller, true
 }
@@ -440,23 +444,6 @@ func (s *sharedIndexInformer) LastSyncResourceVersion() string {
 		return ""
 	}
 	return s.controller.LastSyncResourceVersion()
-}
-
-// SyncStatus implements [SyncStatusReporter].
-func (s *sharedIndexInformer) SyncStatus() SyncStatus {
-	st, _ := s.monitor.syncStatus()
-	return st
-}
-
-// syncStatusChanges returns the status and a channel closed at its next
-// significant change, for WaitForSync.
-func (s *sharedIndexInformer) syncStatusChanges() (SyncStatus, <-chan struct{}) {
-	return s.monitor.syncStatus()
-}
-
-// WaitForResourceVersion implements [ResourceVersionWaiter].
-func (s *sharedIndexInformer) WaitForResourceVersion(ctx context.Context, resourceVersion string) error {
-	return s.monitor.waitForResourceVersion(ctx, resourceVersion)
 }
 
 // GetStore implements [SharedInformer.GetStore].
@@ -545,6 +532,35 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 		return nil, fmt.Errorf("handler %v was not added to shared informer because its processor has stopped", handler)
 	}
 	return l, nil
+}
+
+// handlerResyncPeriodLocked returns the resync period a handler added with
+// options asks for, normalized: the informer's default when it names none,
+// no resync for a negative one, at least minimumResyncPeriod, and at least
+// the resync check period once the informer has started. Before Run, a
+// smaller period lowers the check period instead. It is called with
+// startedLock held.
+func (s *sharedIndexInformer) handlerResyncPeriodLocked(logger klog.Logger, options HandlerOptions) time.Duration {
+	period := s.defaultEventHandlerResyncPeriod
+	if options.ResyncPeriod != nil {
+		period = max(*options.ResyncPeriod, 0)
+	}
+	if period <= 0 {
+		return period
+	}
+	if period < minimumResyncPeriod {
+		logger.Info("Warning: resync period is too small. Changing it to the minimum allowed value", "resyncPeriod", period, "minimumResyncPeriod", minimumResyncPeriod)
+		period = minimumResyncPeriod
+	}
+	if period < s.resyncCheckPeriod {
+		if s.started {
+			logger.Info("Warning: resync period is smaller than resync check period and the informer has already started. Changing it to the resync check period", "resyncPeriod", period, "resyncCheckPeriod", s.resyncCheckPeriod)
+			return s.resyncCheckPeriod
+		}
+		s.resyncCheckPeriod = period
+		s.processor.resyncCheckPeriodChanged(logger, period)
+	}
+	return period
 }
 
 // checkHandler returns an error for a handler of interface type H that would

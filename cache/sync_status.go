@@ -92,21 +92,18 @@ type SyncStatus struct {
 // SyncStatusReporter is implemented by the informers of this package (the
 // [SharedIndexInformer]s of [NewSharedIndexInformerWithOptions] and the
 // typed wrappers of [NewTypedSharedIndexInformer], and the [Controller]s of
-// [NewInformerWithOptions]). It is not part of client-go's API.
+// [NewInformerWithOptions] and [New]). It is not part of client-go's API.
 type SyncStatusReporter interface {
 	// SyncStatus returns a snapshot of the informer's sync status. It is
 	// safe for concurrent use, also before Run and after stop.
 	SyncStatus() SyncStatus
 }
 
-// InformerSyncStatus returns informer's sync status and true when informer
-// reports one ([SyncStatusReporter]); otherwise the zero status and false.
-func InformerSyncStatus(informer SharedInformer) (SyncStatus, bool) {
-	r, ok := informer.(SyncStatusReporter)
-	if !ok || isNilObject(informer) {
-		return SyncStatus{}, false
-	}
-	return r.SyncStatus(), true
+// syncStatusSource is implemented by the informers of this package: their
+// status with a channel closed at its next significant change (an error, a
+// list, the sync, the stop).
+type syncStatusSource interface {
+	syncStatusChanges() (SyncStatus, <-chan struct{})
 }
 
 // syncStatusRecorder keeps an informer's SyncStatus from what its reflector

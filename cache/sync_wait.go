@@ -11,6 +11,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
+// ErrInformerStopped is the error of a wait for an informer that stopped,
+// because the context it was run with ended, before its cache synced:
+// [WaitForSync] wraps it in a [SyncError], [InformerFactory.WaitForCacheSync]
+// reports it for such an informer.
+var ErrInformerStopped = errors.New("informer stopped before its cache synced")
+
 // WaitForSyncOptions configures [WaitForSync]. The zero value waits until
 // every informer synced or the context ends.
 type WaitForSyncOptions struct {
@@ -93,13 +99,6 @@ func (e *SyncError) Unwrap() error {
 // error.
 func (e *SyncError) Is(target error) bool {
 	return e.WaitErr != nil && errors.Is(e.WaitErr, target)
-}
-
-// syncStatusSource is implemented by the informers of this package: their
-// status with a channel closed at its next significant change (an error, a
-// list, the sync, the stop).
-type syncStatusSource interface {
-	syncStatusChanges() (SyncStatus, <-chan struct{})
 }
 
 // WaitForSync waits until every informer has synced and returns nil, or

@@ -140,7 +140,7 @@ func isRegistered(i SharedInformer, h ResourceEventHandlerRegistration) bool {
 // as an informer's processing does; keyFunc keys the objects, as the
 // informer's queue would.
 func processDeltas(logger klog.Logger, handler ResourceEventHandler, clientState Store, deltas Deltas, isInInitialList bool, keyFunc KeyFunc) error {
-	p := newDeltaProcessor(logger, handler, clientState, nil)
+	p := newDeltaProcessor(logger, handler, storeOf(clientState), nil)
 	p.queueKeysMatch = true
 	key := ""
 	keyed := make(Deltas, len(deltas))
@@ -156,7 +156,7 @@ func processDeltas(logger klog.Logger, handler ResourceEventHandler, clientState
 // processDeltasInBatch applies a batch of deltas to clientState and tells
 // handler, as an informer's batch processing does.
 func processDeltasInBatch(logger klog.Logger, handler ResourceEventHandler, clientState Store, deltas []Delta, isInInitialList bool, keyFunc KeyFunc) error {
-	p := newDeltaProcessor(logger, handler, clientState, nil)
+	p := newDeltaProcessor(logger, handler, storeOf(clientState), nil)
 	p.queueKeysMatch = true
 	keys := make([]string, len(deltas))
 	keyed := make([]Delta, len(deltas))
@@ -167,6 +167,74 @@ func processDeltasInBatch(logger klog.Logger, handler ResourceEventHandler, clie
 		}
 	}
 	return p.processBatchKeyed(keys, keyed, isInInitialList)
+}
+
+// storeOf returns clientState as an informer's processing writes it: itself
+// when it is a store of this package (the informers' stores are), else an
+// exportedStore.
+func storeOf(clientState Store) deltaStore {
+	if c, ok := clientState.(*cache); ok {
+		return c
+	}
+	return exportedStore{clientState}
+}
+
+// exportedStore writes a Store of the tests (a TransactionStore that fails
+// chosen objects, say) through its exported methods, as client-go's
+// processing does: an object is added unless Get finds it, then updated,
+// and a batch is one Transaction when the store has it. The keys the
+// processing hands it are not used.
+type exportedStore struct{ Store }
+
+func (s exportedStore) len() int { return len(s.ListKeys()) }
+
+func (s exportedStore) swapKeyed(_ string, obj any) (any, bool, error) {
+	if old, exists, err := s.Get(obj); err == nil && exists {
+		return old, true, s.Update(obj)
+	}
+	return nil, false, s.Add(obj)
+}
+
+func (s exportedStore) deleteKeyed(_ string, obj any) { _ = s.Delete(obj) }
+
+func (s exportedStore) replaceKeyed(_ []string, objs []any, resourceVersion string) error {
+	return s.Replace(objs, resourceVersion)
+}
+
+// fillKeyed refuses: the processing then writes the batch as a transaction.
+func (s exportedStore) fillKeyed([]string, []any) error {
+	return fmt.Errorf("%T is not a store of this package", s.Store)
+}
+
+func (s exportedStore) transactionKeyed(txns []ThreadSafeStoreTransaction, priors []storedState) *TransactionError {
+	plain := make([]Transaction, len(txns))
+	for i, txn := range txns {
+		plain[i] = txn.Transaction
+		if txn.Type == TransactionTypeDelete {
+			continue
+		}
+		old, exists, err := s.Get(txn.Object)
+		if err == nil && exists {
+			priors[i], plain[i].Type = storedState{obj: old, existed: true}, TransactionTypeUpdate
+		} else {
+			plain[i].Type = TransactionTypeAdd
+		}
+	}
+	if ts, ok := s.Store.(TransactionStore); ok {
+		return ts.Transaction(plain...)
+	}
+	errs := make([]error, len(plain))
+	for i, txn := range plain {
+		switch txn.Type {
+		case TransactionTypeAdd:
+			errs[i] = s.Add(txn.Object)
+		case TransactionTypeUpdate:
+			errs[i] = s.Update(txn.Object)
+		case TransactionTypeDelete:
+			errs[i] = s.Delete(txn.Object)
+		}
+	}
+	return newTransactionError(errs)
 }
 
 // keyedDelta returns d as a queue keyed with keyFunc hands it to the
