@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"reflect"
 	"sync"
@@ -37,9 +38,6 @@ const (
 	// defaultWatchListStallTimeout is how long a streaming list may go
 	// without an event before the reflector gives up on it.
 	defaultWatchListStallTimeout = time.Minute
-	// veryShortWatch is the age under which a watch that closes without
-	// events counts as a failure (see [VeryShortWatchError]).
-	veryShortWatch = time.Second
 	// internalErrorRetryReset is the quiet period after which a new watch
 	// internal error starts a fresh MaxInternalErrorRetryDuration window.
 	internalErrorRetryReset = time.Minute
@@ -47,17 +45,10 @@ const (
 	// timeout the reflector asks the server for before the reflector closes
 	// it itself.
 	watchTimeoutGrace = time.Minute
-	// maxWatchListAttempts is how many requests one streaming list makes
-	// before the reflector gives up on it and lists with pagination in the
-	// same cycle. The next cycle tries streaming again.
-	maxWatchListAttempts = 3
 )
 
 // realClock is the clock of components built without one.
 var realClock clock.Clock = clock.RealClock{}
-
-// errStopRequested ends a watch because the reflector's context ended.
-var errStopRequested = errors.New("stop requested")
 
 // Reflector keeps a [ReflectorStore] in step with a resource on a server: it
 // lists the resource (or streams the list, see below), replaces the store's
@@ -223,14 +214,6 @@ type Reflector struct {
 	MaxInternalErrorRetryDuration time.Duration
 }
 
-// ResourceVersionUpdater is implemented by a [ReflectorStore] that wants to
-// track the reflector's resource version as watch events advance it.
-type ResourceVersionUpdater interface {
-	// UpdateResourceVersion is called with every resource version the
-	// reflector records from a watch event.
-	UpdateResourceVersion(resourceVersion string)
-}
-
 // ReflectorOptions configures [NewReflectorWithOptions]. The zero value gives
 // the defaults described on each field.
 type ReflectorOptions struct {
@@ -320,6 +303,42 @@ type ReflectorOptions struct {
 	// behaviour) waits for the server or the watch timeout to end them. It
 	// is not part of client-go's API.
 	WatchLiveness *WatchLivenessOptions
+}
+
+// WatchErrorHandler is called with the error of every [Reflector.ListAndWatch]
+// cycle that ended with one: a failed list or a watch that could not be
+// started. The reflector then waits one backoff delay and lists again. Errors
+// of an established watch stream do not reach it (the reflector handles them
+// itself). A handler must return quickly; it runs on the reflector's
+// goroutine.
+type WatchErrorHandler func(r *Reflector, err error)
+
+// WatchErrorHandlerWithContext is [WatchErrorHandler] with the context of the
+// running reflector, for contextual logging.
+type WatchErrorHandlerWithContext func(ctx context.Context, r *Reflector, err error)
+
+// DefaultWatchErrorHandler is the [WatchErrorHandlerWithContext] reflectors
+// use unless told otherwise. It only logs: an expired resource version at
+// verbosity 4, io.EOF itself not at all, io.ErrUnexpectedEOF itself at
+// verbosity 1, and everything else, including errors that merely wrap
+// io.EOF (such as a list whose connection ended), through
+// utilruntime.HandleErrorWithContext.
+func DefaultWatchErrorHandler(ctx context.Context, r *Reflector, err error) {
+	logger := klog.FromContext(ctx)
+	switch {
+	case isExpiredError(err):
+		// The next list asks for the last synced resource version first:
+		// the server answers with data at least that fresh.
+		logger.V(4).Info("Watch closed", "reflector", r.name, "type", r.typeDescription, "err", err)
+	// Only the bare sentinels, as a watch returns them, mean a stream that
+	// ended; failed lists reach this handler wrapped and must be reported.
+	case err == io.EOF:
+		// A normal end of stream.
+	case err == io.ErrUnexpectedEOF:
+		logger.V(1).Info("Watch closed with unexpected EOF", "reflector", r.name, "type", r.typeDescription, "err", err)
+	default:
+		utilruntime.HandleErrorWithContext(ctx, err, "Failed to watch", "reflector", r.name, "type", r.typeDescription)
+	}
 }
 
 // NewReflector returns a reflector named after its caller that keeps store in
@@ -1065,7 +1084,7 @@ func (r *Reflector) handleWatch(ctx context.Context, start instant, w watch.Inte
 	}
 	var awaiting *awaitingEndBookmark
 	if s.initialList {
-		awaiting = r.newAwaitingEndBookmark(start.onClock)
+		awaiting = newAwaitingEndBookmark(r.clock, start.onClock, r.name, r.typeDescription)
 		defer awaiting.stop()
 	}
 
