@@ -63,7 +63,7 @@ var _ reflectorObserver = (*informerMonitor)(nil)
 // process-wide provider.
 func newInformerMonitor(clk clock.Clock, objectType any, description string, identifier InformerNameAndResource, provider RunMetricsProvider, store Store) *informerMonitor {
 	if description == "" {
-		description = describeExpectedType(objectType, expectedKind(objectType))
+		description = newExpectedObjects(objectType).description()
 	}
 	labels := InformerMetricLabels{
 		Name:     identifier.Name(),

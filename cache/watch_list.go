@@ -25,16 +25,6 @@ func watchListOptions(resourceVersion string, timeoutSeconds int64) metav1.ListO
 	}
 }
 
-// watchOptions returns the options of a plain watch resuming at
-// resourceVersion.
-func watchOptions(resourceVersion string, timeoutSeconds int64) metav1.ListOptions {
-	return metav1.ListOptions{
-		ResourceVersion:     resourceVersion,
-		AllowWatchBookmarks: true,
-		TimeoutSeconds:      ptr.To(timeoutSeconds),
-	}
-}
-
 // isInitialEventsEndBookmark reports whether the bookmark metadata m marks the
 // end of a streaming list's initial events.
 func isInitialEventsEndBookmark(m metav1.Object) bool {
