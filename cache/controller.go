@@ -198,7 +198,8 @@ func (c *controller) RunWithContext(ctx context.Context) {
 		c.config.Queue.Close()
 	})
 
-	r := NewReflectorWithOptions(c.config.ListerWatcher, c.config.ObjectType, c.config.Queue, ReflectorOptions{
+	monitor := c.config.monitor
+	r := newReflector(c.config.ListerWatcher, c.config.ObjectType, c.config.Queue, ReflectorOptions{
 		Name:            defaultReflectorName(c.config.creator),
 		Logger:          &logger,
 		ResyncPeriod:    c.config.FullResyncPeriod,
@@ -206,7 +207,7 @@ func (c *controller) RunWithContext(ctx context.Context) {
 		TypeDescription: c.config.ObjectDescription,
 		Clock:           c.clock,
 		WatchLiveness:   c.config.WatchLiveness,
-	})
+	}, monitor)
 	if c.config.realTime != nil {
 		r.realTime = c.config.realTime
 	}
@@ -223,7 +224,6 @@ func (c *controller) RunWithContext(ctx context.Context) {
 	c.reflector = r
 	c.mu.Unlock()
 
-	monitor := c.config.monitor
 	monitor.start(r, c.config.Queue)
 	defer monitor.stop() // after wg.Wait below, unless processing panics
 	// Exits on sync or ctx.Done(); waited for below. A sync it misses as

@@ -156,9 +156,12 @@ type Reflector struct {
 	// watchErrorHandler receives the errors of ListAndWatch. Set before Run.
 	watchErrorHandler WatchErrorHandlerWithContext
 
-	// observer is told about every list and watch outcome; never nil. Set
-	// before Run.
+	// observer is told about every list and watch outcome; never nil.
 	observer reflectorObserver
+	// cycleFailure is the last failure of the current ListAndWatch cycle
+	// reported to the observer: the one that ended the cycle, when a relist
+	// follows. Only the goroutine running ListAndWatch uses it.
+	cycleFailure error
 	// livenessTimeout ends a watch that received neither an event nor a
 	// bookmark for that long (see [WatchLivenessOptions]); zero means
 	// never.
@@ -335,6 +338,12 @@ func NewNamedReflector(name string, lw ListerWatcher, expectedType any, store Re
 //
 // A nil lw or store is reported as an error by every ListAndWatch.
 func NewReflectorWithOptions(lw ListerWatcher, expectedType any, store ReflectorStore, options ReflectorOptions) *Reflector {
+	return newReflector(lw, expectedType, store, options, noopObserver{})
+}
+
+// newReflector is [NewReflectorWithOptions] with an observer, which follows
+// the reflector's run (see reflectorObserver).
+func newReflector(lw ListerWatcher, expectedType any, store ReflectorStore, options ReflectorOptions, observer reflectorObserver) *Reflector {
 	r := &Reflector{
 		name:              options.Name,
 		typeDescription:   options.TypeDescription,
@@ -343,7 +352,7 @@ func NewReflectorWithOptions(lw ListerWatcher, expectedType any, store Reflector
 		resyncPeriod:      options.ResyncPeriod,
 		minWatchTimeout:   defaultMinWatchTimeout,
 		watchErrorHandler: DefaultWatchErrorHandler,
-		observer:          noopObserver{},
+		observer:          observer,
 		livenessTimeout:   options.WatchLiveness.timeout(),
 	}
 	if r.name == "" {

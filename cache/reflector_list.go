@@ -24,6 +24,7 @@ func (r *Reflector) list(ctx context.Context) (err error) {
 	defer func() {
 		if err != nil {
 			r.observer.listFailed(ListMethodPaginated, err)
+			r.cycleFailure = err
 		}
 	}()
 	options := metav1.ListOptions{ResourceVersion: r.versions.forList()}

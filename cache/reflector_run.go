@@ -69,7 +69,8 @@ func (r *Reflector) ListAndWatchWithContext(ctx context.Context) error {
 		return fmt.Errorf("list and watch %s: reflector %s has no store", r.typeDescription, r.name)
 	}
 	logger.V(3).Info("Listing and watching", "reflector", r.name, "type", r.typeDescription)
-	r.observer.cycleStarted()
+	r.observer.cycleStarted(classifyError(r.cycleFailure).relistReason())
+	r.cycleFailure = nil
 
 	var w watch.Interface
 	if r.useWatchList.Load() {

@@ -125,6 +125,9 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrs <-c
 			w, err = r.startWatch(ctx, watchOptions(resourceVersion, r.watchTimeoutSeconds()))
 			if ctx.Err() == nil {
 				r.observer.watchStarted(err)
+				if err != nil {
+					r.cycleFailure = err
+				}
 			}
 			if err != nil {
 				switch d := r.judge(ctx, failure{step: stepWatchStart, resourceVersion: resourceVersion}, err); d.action {
@@ -143,7 +146,14 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrs <-c
 
 		err := r.handleWatch(ctx, watchSession{start: start, w: w, versions: versions, resyncErrs: resyncErrs})
 		w = nil // handleWatch stopped it
-		r.observer.watchEnded(err)
+		if kind := classifyError(err); kind == failureStopped {
+			r.observer.watchStopped()
+		} else {
+			r.observer.watchEnded(err, kind.watchRestartCause())
+			if err != nil {
+				r.cycleFailure = err
+			}
+		}
 		internalErrors.After(err)
 		lasted := r.clock.Since(start.onClock)
 		if lasted >= healthyContact {

@@ -39,6 +39,7 @@ func (r *Reflector) watchList(ctx context.Context) (watch.Interface, error) {
 		}
 		if ctx.Err() == nil {
 			r.observer.listFailed(ListMethodStreaming, err)
+			r.cycleFailure = err
 		}
 		f := failure{step: stepStreamingList, resourceVersion: resourceVersion, attempt: attempt}
 		switch d := r.judge(ctx, f, err); d.action {
