@@ -146,14 +146,7 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrs <-c
 
 		err := r.handleWatch(ctx, watchSession{start: start, w: w, versions: versions, resyncErrs: resyncErrs})
 		w = nil // handleWatch stopped it
-		if kind := classifyError(err); kind == failureStopped {
-			r.observer.watchStopped()
-		} else {
-			r.observer.watchEnded(err, kind.watchRestartCause())
-			if err != nil {
-				r.cycleFailure = err
-			}
-		}
+		r.reportWatchEnd(err)
 		internalErrors.After(err)
 		lasted := r.clock.Since(start.onClock)
 		if lasted >= healthyContact {
@@ -176,6 +169,21 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrs <-c
 		}
 	}
 	return nil
+}
+
+// reportWatchEnd tells the observer how an open watch ended, with err: it was
+// stopped by the reflector's context, or it restarts for a cause. A failure
+// is kept as the one that ended the cycle, should a relist follow.
+func (r *Reflector) reportWatchEnd(err error) {
+	kind := classifyError(err)
+	if kind == failureStopped {
+		r.observer.watchStopped()
+		return
+	}
+	r.observer.watchEnded(err, kind.watchRestartCause())
+	if err != nil {
+		r.cycleFailure = err
+	}
 }
 
 // watchSession is one plain watch: w, requested at start, whose events go to

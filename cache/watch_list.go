@@ -11,6 +11,11 @@ import (
 	"k8s.io/utils/ptr"
 )
 
+// The helpers of the reflector's streaming list (reflector_watch_list.go),
+// which know nothing of the reflector: the request's options, the check that
+// the server streams an initial list, the warnings while its end bookmark is
+// awaited, and the temporary store its objects fill.
+
 // watchListOptions returns the options of a streaming list (a watch that
 // starts with the current state as synthetic ADDED events, ended by a
 // bookmark annotated with [metav1.InitialEventsAnnotationKey]) starting at
