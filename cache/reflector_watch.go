@@ -275,8 +275,8 @@ type watchReader struct {
 // newWatchReader returns the reader of w, requested at start. A positive
 // quietTimeout ends the watch with quietErr when it passes without progress
 // (see watchReader.quiet).
-func (r *Reflector) newWatchReader(start instant, w watch.Interface, quietTimeout time.Duration, quietErr error) *watchReader {
-	rd := &watchReader{w: w, quietTimeout: quietTimeout, quietErr: quietErr}
+func (r *Reflector) newWatchReader(start instant, w watch.Interface, quietTimeout time.Duration, quietErr error) watchReader {
+	rd := watchReader{w: w, quietTimeout: quietTimeout, quietErr: quietErr}
 	rd.outlived = r.realTime.NewTimer(r.maxWatchTimeout + watchTimeoutGrace - r.realTime.Since(start.real))
 	if quietTimeout > 0 {
 		rd.quiet = r.realTime.NewTimer(quietTimeout)
