@@ -207,8 +207,8 @@ type watchSession struct {
 func (r *Reflector) handleWatch(ctx context.Context, s watchSession) error {
 	defer s.w.Stop()
 	rd := r.newWatchReader(s.start, s.w, r.livenessTimeout, errWatchLivenessLost)
-	defer rd.stop()
 	rd.failures = s.resyncErrs
+	defer rd.stop()
 	applied := 0
 	for {
 		event, open, err := rd.next(ctx)

@@ -119,8 +119,8 @@ func (r *Reflector) handleInitialEvents(ctx context.Context, start instant, w wa
 		}
 	}()
 	rd := r.newWatchReader(start, w, r.watchListStallTimeout, errWatchListStalled)
-	defer rd.stop()
 	rd.awaiting = newAwaitingEndBookmark(r.clock, start.onClock, r.name, r.typeDescription)
+	defer rd.stop()
 	applied := 0
 	for {
 		event, open, err := rd.next(ctx)
