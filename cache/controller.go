@@ -239,7 +239,8 @@ func (c *controller) RunWithContext(ctx context.Context) {
 		c.config.Queue.Close()
 	})
 
-	r := NewReflectorWithOptions(c.config.ListerWatcher, c.config.ObjectType, c.config.Queue, ReflectorOptions{
+	monitor := c.monitor
+	r := newReflector(c.config.ListerWatcher, c.config.ObjectType, c.config.Queue, ReflectorOptions{
 		Name:            defaultReflectorName(c.creator),
 		Logger:          &logger,
 		ResyncPeriod:    c.config.FullResyncPeriod,
@@ -247,7 +248,7 @@ func (c *controller) RunWithContext(ctx context.Context) {
 		TypeDescription: c.config.ObjectDescription,
 		Clock:           c.clock,
 		WatchLiveness:   c.config.WatchLiveness,
-	})
+	}, monitor)
 	if c.realTime != nil {
 		r.realTime = c.realTime
 	}
@@ -264,7 +265,6 @@ func (c *controller) RunWithContext(ctx context.Context) {
 	c.reflector = r
 	c.mu.Unlock()
 
-	monitor := c.monitor
 	monitor.start(r, c.config.Queue)
 	defer monitor.stop() // after wg.Wait below, unless processing panics
 	// Exits on sync or ctx.Done(); waited for below. A sync it misses as

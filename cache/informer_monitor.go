@@ -2,7 +2,6 @@ package cache
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,9 +14,11 @@ import (
 // client-go: its sync status ([SyncStatus]), its run metrics
 // ([RunMetricsProvider]) and its resource-version waiters
 // ([ResourceVersionWaiter]). The informer creates it at construction and
-// hands it to its controller (controllerOptions.monitor), which makes it the
-// observer of its reflector, calls popped after every Pop, synced when the
-// queue syncs, and start and stop around the run.
+// hands it to its controller (controllerOptions.monitor), which builds its
+// reflector with it as the reflector's observer (reflectorObserver), calls
+// popped after every Pop, synced when the queue syncs, and start and stop
+// around the run. It learns about the reflector's run only from the observer
+// calls and the reflector's exported methods.
 //
 // The observer methods are called by the reflector's ListAndWatch goroutine
 // only; the fields marked so are touched by it alone. Everything else is safe
@@ -49,7 +50,6 @@ type informerMonitor struct {
 
 	// Reflector goroutine only.
 	cycles      int
-	lastErr     error // the last list or watch error, which ends a cycle
 	listStart   time.Time
 	watchOpen   bool
 	watchStart  time.Time
@@ -64,7 +64,7 @@ var _ reflectorObserver = (*informerMonitor)(nil)
 // provider, else from the process-wide provider.
 func newInformerMonitor(clk clock.Clock, objectType any, description string, identifier InformerNameAndResource, provider RunMetricsProvider, storeLen func() int) *informerMonitor {
 	if description == "" {
-		description = describeExpectedType(objectType, expectedKind(objectType))
+		description = newExpectedObjects(objectType).description()
 	}
 	labels := InformerMetricLabels{
 		Name:     identifier.Name(),
@@ -82,9 +82,9 @@ func newInformerMonitor(clk clock.Clock, objectType any, description string, ide
 	return m
 }
 
-// start records the run's reflector and queue, makes itself the reflector's
-// observer and creates the run's metrics. It is called once, before the
-// reflector runs.
+// start records the run's reflector, built with m as its observer, and queue,
+// and creates the run's metrics. It is called once, before the reflector
+// runs.
 func (m *informerMonitor) start(r *Reflector, queue Queue) {
 	m.runStarted = m.clock.Now()
 	if m.provider != nil {
@@ -95,7 +95,6 @@ func (m *informerMonitor) start(r *Reflector, queue Queue) {
 	m.reflector.Store(r)
 	checker := queue.HasSyncedChecker()
 	m.queueSynced.Store(&checker)
-	r.observer = m
 }
 
 // stop ends the run, after every goroutine of the run has returned: a sync
@@ -169,18 +168,11 @@ func (m *informerMonitor) reportSynced() {
 	}
 }
 
-// failed records err, which ends the cycle unless a retry follows.
-func (m *informerMonitor) failed(err error) {
-	m.lastErr = err
-	m.status.failed(err)
-}
-
-func (m *informerMonitor) cycleStarted() {
+func (m *informerMonitor) cycleStarted(relist RelistReason) {
 	if m.cycles > 0 {
-		m.metrics.IncRelists(classifyError(m.lastErr).relistReason())
+		m.metrics.IncRelists(relist)
 	}
 	m.cycles++
-	m.lastErr = nil
 	m.status.cycleStarted()
 }
 
@@ -195,7 +187,7 @@ func (m *informerMonitor) initialEventReceived() {
 
 func (m *informerMonitor) listFailed(method ListMethod, err error) {
 	m.metrics.ObserveList(method, m.clock.Since(m.listStart), 0, err)
-	m.failed(err)
+	m.status.failed(err)
 }
 
 func (m *informerMonitor) listed(method ListMethod, items int, _ string) {
@@ -210,7 +202,7 @@ func (m *informerMonitor) listed(method ListMethod, items int, _ string) {
 func (m *informerMonitor) watchStarted(err error) {
 	m.metrics.ObserveWatchStart(err)
 	if err != nil {
-		m.failed(err)
+		m.status.failed(err)
 		return
 	}
 	m.status.watchStarted()
@@ -222,17 +214,23 @@ func (m *informerMonitor) watchEventReceived(t watch.EventType) {
 	m.watchEvents++
 }
 
-func (m *informerMonitor) watchEnded(err error) {
+func (m *informerMonitor) watchEnded(err error, cause WatchRestartCause) {
+	m.watchClosed()
+	m.metrics.IncWatchRestarts(cause)
+	if err != nil {
+		m.status.failed(err)
+	}
+}
+
+func (m *informerMonitor) watchStopped() {
+	m.watchClosed()
+}
+
+// watchClosed records the life of the open watch, if one is open.
+func (m *informerMonitor) watchClosed() {
 	if m.watchOpen {
 		m.metrics.ObserveWatch(m.clock.Since(m.watchStart), m.watchEvents)
 		m.watchOpen = false
-	}
-	if errors.Is(err, errStopRequested) {
-		return
-	}
-	m.metrics.IncWatchRestarts(classifyError(err).watchRestartCause())
-	if err != nil {
-		m.failed(err)
 	}
 }
 

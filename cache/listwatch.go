@@ -267,6 +267,30 @@ func (lw *ListWatch) WatchWithContext(ctx context.Context, options metav1.ListOp
 	}
 }
 
+// watchListSemanticsOptOut is implemented by clients and ListerWatchers that
+// can say they do not implement streaming lists. The method name is the one
+// client-go's fake clientsets use, so that they keep opting out here.
+type watchListSemanticsOptOut interface {
+	IsWatchListSemanticsUnSupported() bool
+}
+
+// clientLacksWatchListSemantics reports whether client opted out of streaming
+// lists: it implements IsWatchListSemanticsUnSupported and that returns true.
+// Anything else, including nil and a method that panics (say on a nil
+// pointer), is assumed to support them.
+func clientLacksWatchListSemantics(client any) (lacks bool) {
+	optOut, ok := client.(watchListSemanticsOptOut)
+	if !ok {
+		return false
+	}
+	defer func() {
+		if recover() != nil {
+			lacks = false
+		}
+	}()
+	return optOut.IsWatchListSemanticsUnSupported()
+}
+
 // ToListWatcherWithWatchListSemantics wraps lw so that reflectors can ask
 // whether client supports streaming lists: the result implements
 // IsWatchListSemanticsUnSupported() bool, reporting true when client itself

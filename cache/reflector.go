@@ -2,24 +2,12 @@ package cache
 
 import (
 	"context"
-	"errors"
-	"fmt"
+	"io"
 	"math/rand/v2"
-	"reflect"
-	"sync"
 	"sync/atomic"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	metav1beta1 "k8s.io/apimachinery/pkg/apis/meta/v1beta1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
@@ -27,9 +15,6 @@ import (
 )
 
 const (
-	// defaultExpectedTypeName describes a reflector built without an
-	// expected type.
-	defaultExpectedTypeName = "<unspecified>"
 	// defaultMinWatchTimeout is the shortest watch timeout a reflector asks
 	// for; each watch asks for a random timeout in [min, 2*min] so that
 	// clients started together do not reconnect together.
@@ -37,24 +22,7 @@ const (
 	// defaultWatchListStallTimeout is how long a streaming list may go
 	// without an event before the reflector gives up on it.
 	defaultWatchListStallTimeout = time.Minute
-	// veryShortWatch is the age under which a watch that closes without
-	// events counts as a failure (see [VeryShortWatchError]).
-	veryShortWatch = time.Second
-	// internalErrorRetryReset is the quiet period after which a new watch
-	// internal error starts a fresh MaxInternalErrorRetryDuration window.
-	internalErrorRetryReset = time.Minute
-	// watchTimeoutGrace is how long a watch may stay open past the longest
-	// timeout the reflector asks the server for before the reflector closes
-	// it itself.
-	watchTimeoutGrace = time.Minute
-	// maxWatchListAttempts is how many requests one streaming list makes
-	// before the reflector gives up on it and lists with pagination in the
-	// same cycle. The next cycle tries streaming again.
-	maxWatchListAttempts = 3
 )
-
-// errStopRequested ends a watch because the reflector's context ended.
-var errStopRequested = errors.New("stop requested")
 
 // Reflector keeps a [ReflectorStore] in step with a resource on a server: it
 // lists the resource (or streams the list, see below), replaces the store's
@@ -153,11 +121,8 @@ var errStopRequested = errors.New("stop requested")
 type Reflector struct {
 	name            string
 	typeDescription string
-	// expectedType is the Go type of accepted objects, nil to accept any.
-	expectedType reflect.Type
-	// expectedGVK is the kind of accepted objects when the expected type
-	// is an Unstructured with apiVersion and kind, else nil.
-	expectedGVK *schema.GroupVersionKind
+	// expected says which objects reach the store.
+	expected expectedObjects
 
 	store         ReflectorStore
 	listerWatcher ListerWatcherWithContext
@@ -188,9 +153,12 @@ type Reflector struct {
 	// watchErrorHandler receives the errors of ListAndWatch. Set before Run.
 	watchErrorHandler WatchErrorHandlerWithContext
 
-	// observer is told about every list and watch outcome; never nil. Set
-	// before Run.
+	// observer is told about every list and watch outcome; never nil.
 	observer reflectorObserver
+	// cycleFailure is the last failure of the current ListAndWatch cycle
+	// reported to the observer: the one that ended the cycle, when a relist
+	// follows. Only the goroutine running ListAndWatch uses it.
+	cycleFailure error
 	// livenessTimeout ends a watch that received neither an event nor a
 	// bookmark for that long (see [WatchLivenessOptions]); zero means
 	// never.
@@ -218,14 +186,6 @@ type Reflector struct {
 	// internal server errors ending watches the reflector keeps reopening
 	// the watch at once instead of relisting. Zero disables the retries.
 	MaxInternalErrorRetryDuration time.Duration
-}
-
-// ResourceVersionUpdater is implemented by a [ReflectorStore] that wants to
-// track the reflector's resource version as watch events advance it.
-type ResourceVersionUpdater interface {
-	// UpdateResourceVersion is called with every resource version the
-	// reflector records from a watch event.
-	UpdateResourceVersion(resourceVersion string)
 }
 
 // ReflectorOptions configures [NewReflectorWithOptions]. The zero value gives
@@ -319,6 +279,42 @@ type ReflectorOptions struct {
 	WatchLiveness *WatchLivenessOptions
 }
 
+// WatchErrorHandler is called with the error of every [Reflector.ListAndWatch]
+// cycle that ended with one: a failed list or a watch that could not be
+// started. The reflector then waits one backoff delay and lists again. Errors
+// of an established watch stream do not reach it (the reflector handles them
+// itself). A handler must return quickly; it runs on the reflector's
+// goroutine.
+type WatchErrorHandler func(r *Reflector, err error)
+
+// WatchErrorHandlerWithContext is [WatchErrorHandler] with the context of the
+// running reflector, for contextual logging.
+type WatchErrorHandlerWithContext func(ctx context.Context, r *Reflector, err error)
+
+// DefaultWatchErrorHandler is the [WatchErrorHandlerWithContext] reflectors
+// use unless told otherwise. It only logs: an expired resource version at
+// verbosity 4, io.EOF itself not at all, io.ErrUnexpectedEOF itself at
+// verbosity 1, and everything else, including errors that merely wrap
+// io.EOF (such as a list whose connection ended), through
+// utilruntime.HandleErrorWithContext.
+func DefaultWatchErrorHandler(ctx context.Context, r *Reflector, err error) {
+	logger := klog.FromContext(ctx)
+	switch {
+	case isExpiredError(err):
+		// The next list asks for the last synced resource version first:
+		// the server answers with data at least that fresh.
+		logger.V(4).Info("Watch closed", "reflector", r.name, "type", r.typeDescription, "err", err)
+	// Only the bare sentinels, as a watch returns them, mean a stream that
+	// ended; failed lists reach this handler wrapped and must be reported.
+	case err == io.EOF:
+		// A normal end of stream.
+	case err == io.ErrUnexpectedEOF:
+		logger.V(1).Info("Watch closed with unexpected EOF", "reflector", r.name, "type", r.typeDescription, "err", err)
+	default:
+		utilruntime.HandleErrorWithContext(ctx, err, "Failed to watch", "reflector", r.name, "type", r.typeDescription)
+	}
+}
+
 // NewReflector returns a reflector named after its caller that keeps store in
 // step with lw. See [NewReflectorWithOptions].
 func NewReflector(lw ListerWatcher, expectedType any, store ReflectorStore, resyncPeriod time.Duration) *Reflector {
@@ -339,6 +335,12 @@ func NewNamedReflector(name string, lw ListerWatcher, expectedType any, store Re
 //
 // A nil lw or store is reported as an error by every ListAndWatch.
 func NewReflectorWithOptions(lw ListerWatcher, expectedType any, store ReflectorStore, options ReflectorOptions) *Reflector {
+	return newReflector(lw, expectedType, store, options, noopObserver{})
+}
+
+// newReflector is [NewReflectorWithOptions] with an observer, which follows
+// the reflector's run (see reflectorObserver).
+func newReflector(lw ListerWatcher, expectedType any, store ReflectorStore, options ReflectorOptions, observer reflectorObserver) *Reflector {
 	r := &Reflector{
 		name:              options.Name,
 		typeDescription:   options.TypeDescription,
@@ -347,7 +349,7 @@ func NewReflectorWithOptions(lw ListerWatcher, expectedType any, store Reflector
 		resyncPeriod:      options.ResyncPeriod,
 		minWatchTimeout:   defaultMinWatchTimeout,
 		watchErrorHandler: DefaultWatchErrorHandler,
-		observer:          noopObserver{},
+		observer:          observer,
 		livenessTimeout:   options.WatchLiveness.timeout(),
 	}
 	if r.name == "" {
@@ -380,12 +382,9 @@ func NewReflectorWithOptions(lw ListerWatcher, expectedType any, store Reflector
 	}
 	r.backoff = newReflectorBackoff(backoff, defaultBackoffReset, r.clock)
 
-	if expectedType != nil {
-		r.expectedType = reflect.TypeOf(expectedType)
-	}
-	r.expectedGVK = expectedKind(expectedType)
+	r.expected = newExpectedObjects(expectedType)
 	if r.typeDescription == "" {
-		r.typeDescription = describeExpectedType(expectedType, r.expectedGVK)
+		r.typeDescription = r.expected.description()
 	}
 
 	if lw != nil && !isNilObject(lw) {
@@ -398,29 +397,6 @@ func NewReflectorWithOptions(lw ListerWatcher, expectedType any, store Reflector
 		r.useWatchList.Store(false)
 	}
 	return r
-}
-
-// expectedKind returns the kind of accepted objects when expectedType is an
-// *unstructured.Unstructured with apiVersion and kind, else nil.
-func expectedKind(expectedType any) *schema.GroupVersionKind {
-	if u, ok := expectedType.(*unstructured.Unstructured); ok && u != nil {
-		if gvk := u.GroupVersionKind(); !gvk.Empty() {
-			return &gvk
-		}
-	}
-	return nil
-}
-
-// describeExpectedType is the default type description.
-func describeExpectedType(expectedType any, gvk *schema.GroupVersionKind) string {
-	switch {
-	case expectedType == nil:
-		return defaultExpectedTypeName
-	case gvk != nil:
-		return gvk.String()
-	default:
-		return reflect.TypeOf(expectedType).String()
-	}
 }
 
 // Name returns the reflector's name.
@@ -454,41 +430,6 @@ func (r *Reflector) recordWatchEventVersion(rv string) {
 	if u, ok := r.store.(ResourceVersionUpdater); ok {
 		u.UpdateResourceVersion(rv)
 	}
-}
-
-// Run calls [Reflector.RunWithContext] with a context that ends when stopCh
-// closes.
-func (r *Reflector) Run(stopCh <-chan struct{}) {
-	r.RunWithContext(wait.ContextForChannel(stopCh))
-}
-
-// RunWithContext keeps the store in step until ctx ends: it runs ListAndWatch
-// at once and again after each return, waiting one backoff delay in between,
-// in real time as client-go does (not on [ReflectorOptions.Clock]). Errors go
-// to the watch error handler ([DefaultWatchErrorHandler] unless the
-// reflector's owner set another). It blocks until ctx ends and the current
-// cycle has stopped.
-func (r *Reflector) RunWithContext(ctx context.Context) {
-	logger := r.loggerFor(ctx)
-	ctx = klog.NewContext(ctx, logger)
-	logger.V(3).Info("Starting reflector", "reflector", r.name, "type", r.typeDescription, "resyncPeriod", r.resyncPeriod)
-	for ctx.Err() == nil {
-		if err := r.ListAndWatchWithContext(ctx); err != nil {
-			r.watchErrorHandler(ctx, r, err)
-		}
-		if !r.backOff(ctx, false) {
-			break
-		}
-	}
-	logger.V(3).Info("Stopping reflector", "reflector", r.name, "type", r.typeDescription, "resyncPeriod", r.resyncPeriod)
-}
-
-// loggerFor returns the reflector's own logger if it has one, else ctx's.
-func (r *Reflector) loggerFor(ctx context.Context) klog.Logger {
-	if r.hasLogger {
-		return r.logger
-	}
-	return klog.FromContext(ctx)
 }
 
 // backOff waits the next backoff delay: on the reflector's clock when
@@ -540,394 +481,6 @@ func sleepOn(ctx context.Context, c clock.Clock, d time.Duration) bool {
 func (r *Reflector) watchTimeoutSeconds() int64 {
 	lo, hi := r.minWatchTimeout.Seconds(), r.maxWatchTimeout.Seconds()
 	return int64(lo + rand.Float64()*(hi-lo))
-}
-
-// ListAndWatch calls [Reflector.ListAndWatchWithContext] with a context that
-// ends when stopCh closes.
-func (r *Reflector) ListAndWatch(stopCh <-chan struct{}) error {
-	return r.ListAndWatchWithContext(wait.ContextForChannel(stopCh))
-}
-
-// ListAndWatchWithContext runs one cycle: a streaming or paginated list that
-// replaces the store's contents, then watches (reopened as long as they end
-// normally) until a watch fails or ctx ends. It returns an error only when the
-// list failed or a watch could not be started; a failed watch stream returns
-// nil, and the caller is expected to wait and call it again, as Run does.
-func (r *Reflector) ListAndWatchWithContext(ctx context.Context) error {
-	logger := r.loggerFor(ctx)
-	ctx = klog.NewContext(ctx, logger)
-	if r.listerWatcher == nil {
-		return fmt.Errorf("list and watch %s: reflector %s has no ListerWatcher", r.typeDescription, r.name)
-	}
-	if r.store == nil || isNilObject(r.store) {
-		return fmt.Errorf("list and watch %s: reflector %s has no store", r.typeDescription, r.name)
-	}
-	logger.V(3).Info("Listing and watching", "reflector", r.name, "type", r.typeDescription)
-	r.observer.cycleStarted()
-
-	var w watch.Interface
-	if r.useWatchList.Load() {
-		var err error
-		w, err = r.watchList(ctx)
-		switch {
-		case ctx.Err() != nil:
-			if w != nil {
-				w.Stop()
-			}
-			return nil
-		case err != nil:
-			logger.V(4).Info("Streaming list failed, falling back to a paginated list; expected when the server does not support streaming lists",
-				"reflector", r.name, "type", r.typeDescription, "err", err)
-		}
-	}
-	if w == nil {
-		if err := r.list(ctx); err != nil {
-			return err
-		}
-		if ctx.Err() != nil {
-			return nil
-		}
-	}
-	logger.V(2).Info("Caches populated", "reflector", r.name, "type", r.typeDescription)
-	return r.watchWithResync(ctx, w)
-}
-
-// listResult is what the list goroutine hands back.
-type listResult struct {
-	list      runtime.Object
-	paginated bool
-	err       error
-}
-
-// list fetches the complete list, replaces the store's contents with it and
-// records its resource version. It returns nil at once when ctx ends, while
-// the request may still be running: the goroutine making it exits when the
-// ListerWatcher returns, and its result is dropped. A panic of the
-// ListerWatcher is returned as an error.
-func (r *Reflector) list(ctx context.Context) (err error) {
-	r.observer.listStarted(ListMethodPaginated)
-	defer func() {
-		if err != nil {
-			r.observer.listFailed(ListMethodPaginated, err)
-		}
-	}()
-	options := metav1.ListOptions{ResourceVersion: r.versions.forList()}
-	pager := newListPager(r.listerWatcher.ListWithContext)
-	switch {
-	case r.WatchListPageSize != 0:
-		pager.pageSize = r.WatchListPageSize
-	case r.paginatedResult:
-		// The server paginated a list at "0": it has no watch cache for
-		// this resource, so keep the default page size.
-	case options.ResourceVersion != "" && options.ResourceVersion != "0":
-		// Ask for everything at once: the watch cache serves lists at a
-		// resource version only without a limit. It answers with data at
-		// least as new as asked for, so this never goes back in time.
-		pager.pageSize = 0
-	}
-
-	done := make(chan listResult, 1)
-	// The goroutine exits when the ListerWatcher returns; list does not wait
-	// for it when ctx ends first (see above).
-	go func() {
-		var res listResult
-		defer func() {
-			if p := recover(); p != nil {
-				res = listResult{err: fmt.Errorf("list panicked: %v", p)}
-			}
-			done <- res
-		}()
-		res.list, res.paginated, res.err = pager.list(ctx, options)
-		if res.err == nil && options.ResourceVersion != "" {
-			// A list at "" is taken with whatever version it carries:
-			// versions are opaque to clients, and asking again for the
-			// most recent state would not change it.
-			res.err = checkResourceVersion(listResourceVersion(res.list), "the list")
-		}
-		if res.err != nil && r.judge(ctx, failure{step: stepList, resourceVersion: options.ResourceVersion}, res.err).action == actionRelistNow {
-			res.list, res.paginated, res.err = pager.list(ctx, metav1.ListOptions{ResourceVersion: r.versions.forList()})
-		}
-	}()
-	var res listResult
-	select {
-	case <-ctx.Done():
-		return nil
-	case res = <-done:
-	}
-	if ctx.Err() != nil {
-		return nil
-	}
-	if res.err != nil {
-		return fmt.Errorf("list %s: %w", r.typeDescription, res.err)
-	}
-	if gvk, isTable := isUnsupportedTableList(res.list); isTable {
-		return fmt.Errorf("list %s: unsupported list kind %v", r.typeDescription, gvk)
-	}
-	if options.ResourceVersion == "0" && res.paginated {
-		r.paginatedResult = true
-	}
-	r.versions.setUnavailable(false)
-
-	listMeta, err := meta.ListAccessor(res.list)
-	if err != nil {
-		return fmt.Errorf("list %s: unable to understand list result %T: %w", r.typeDescription, res.list, err)
-	}
-	resourceVersion := listMeta.GetResourceVersion()
-	items, err := extractListItems(res.list)
-	if err != nil {
-		return fmt.Errorf("list %s: unable to understand list result %T: %w", r.typeDescription, res.list, err)
-	}
-	objs := make([]any, 0, len(items))
-	// A broken server may list an object twice. kube-apiserver lists in key
-	// order, so names that strictly increase prove there are no duplicates
-	// without a map.
-	increasing := true
-	var last ObjectName
-	for _, item := range items {
-		m, err := r.checkListItem(item)
-		if err != nil {
-			utilruntime.HandleErrorWithContext(ctx, err, "Dropping list item", "reflector", r.name, "type", r.typeDescription)
-			continue
-		}
-		if name := MetaObjectToName(m); increasing {
-			increasing = len(objs) == 0 || nameLess(last, name)
-			last = name
-		}
-		objs = append(objs, item)
-	}
-	if !increasing {
-		var duplicates int
-		if objs, duplicates = keepLastCopies(objs); duplicates > 0 {
-			utilruntime.HandleErrorWithContext(ctx, nil, "List holds objects more than once; keeping the last copy of each",
-				"reflector", r.name, "type", r.typeDescription, "duplicates", duplicates)
-		}
-	}
-	if err := r.store.Replace(objs, resourceVersion); err != nil {
-		return fmt.Errorf("list %s: unable to sync list result: %w", r.typeDescription, err)
-	}
-	r.observer.listed(ListMethodPaginated, len(objs), resourceVersion)
-	r.backoff.inContact(r.clock.Now())
-	r.setLastSyncResourceVersion(resourceVersion)
-	klog.FromContext(ctx).V(4).Info("Listed", "reflector", r.name, "type", r.typeDescription,
-		"resourceVersion", resourceVersion, "items", len(objs), "paginated", res.paginated)
-	return nil
-}
-
-// watchList streams the initial list into a temporary store and, once the
-// initial-events-end bookmark arrived, replaces the store's contents and
-// returns the still open watch. It makes at most maxWatchListAttempts
-// requests, retrying as the retry policy says ([failure.decide]). When the
-// policy says to list instead, it returns the error, with a nil watch, for
-// the caller to fall back to a paginated list. It returns nil, nil when ctx
-// ends.
-func (r *Reflector) watchList(ctx context.Context) (watch.Interface, error) {
-	var transform TransformFunc
-	if ts, ok := r.store.(TransformingStore); ok {
-		transform = ts.Transformer()
-	}
-	for attempt := 1; ; attempt++ {
-		if ctx.Err() != nil {
-			return nil, nil
-		}
-		resourceVersion := r.versions.forStreamingList()
-		r.observer.listStarted(ListMethodStreaming)
-		w, err := r.streamList(ctx, resourceVersion, transform)
-		if err == nil {
-			return w, nil
-		}
-		if ctx.Err() == nil {
-			r.observer.listFailed(ListMethodStreaming, err)
-		}
-		f := failure{step: stepStreamingList, resourceVersion: resourceVersion, attempt: attempt}
-		switch d := r.judge(ctx, f, err); d.action {
-		case actionStop:
-			return nil, nil
-		case actionRewatch:
-			// At once: the next request asks for the most recent state.
-		case actionRewatchAfterBackoff:
-			if !r.backOff(ctx, d.onClock) {
-				return nil, nil
-			}
-		default:
-			return nil, fmt.Errorf("stream list of %s (attempt %d): %w", r.typeDescription, attempt, err)
-		}
-	}
-}
-
-// streamList makes one streaming-list request at resourceVersion. On success
-// the store holds the streamed objects and the returned watch is open past
-// the initial-events-end bookmark. On failure the watch is stopped and the
-// error says why (see handleWatch); errStopRequested when ctx ended.
-func (r *Reflector) streamList(ctx context.Context, resourceVersion string, transform TransformFunc) (watch.Interface, error) {
-	acc := newWatchListAccumulator(transform)
-	start := r.now()
-	w, err := r.startWatch(ctx, watchListOptions(resourceVersion, r.watchTimeoutSeconds()))
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, errStopRequested
-		}
-		return nil, err
-	}
-	listRV, err := r.handleWatch(ctx, start, w, watchSession{
-		store:        acc,
-		initialList:  true,
-		stallTimeout: r.watchListStallTimeout,
-	})
-	if err != nil {
-		return nil, err
-	}
-	if resourceVersion != "" {
-		// As for lists, a stream from "" is taken whatever its version.
-		if err := checkResourceVersion(listRV, "the initial-events-end bookmark"); err != nil {
-			w.Stop()
-			return nil, err
-		}
-	}
-	if acc.replaced > 0 {
-		utilruntime.HandleErrorWithContext(ctx, nil, "Streaming list holds objects more than once; keeping the last copy of each",
-			"reflector", r.name, "type", r.typeDescription, "duplicates", acc.replaced)
-	}
-	r.versions.setUnavailable(false)
-	if err := r.store.Replace(acc.List(), listRV); err != nil {
-		w.Stop()
-		return nil, fmt.Errorf("unable to sync result: %w", err)
-	}
-	r.observer.listed(ListMethodStreaming, acc.Len(), listRV)
-	r.backoff.inContact(r.clock.Now())
-	r.setLastSyncResourceVersion(listRV)
-	klog.FromContext(ctx).V(4).Info("Streamed list", "reflector", r.name, "type", r.typeDescription,
-		"resourceVersion", listRV, "items", acc.Len())
-	return w, nil
-}
-
-// startWatch opens a watch, turning a nil watch without error, and a panic
-// of the ListerWatcher, into an error.
-func (r *Reflector) startWatch(ctx context.Context, options metav1.ListOptions) (w watch.Interface, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			w, err = nil, fmt.Errorf("watch panicked: %v", p)
-		}
-	}()
-	w, err = r.listerWatcher.WatchWithContext(ctx, options)
-	if err != nil {
-		return nil, err
-	}
-	if w == nil || isNilObject(w) {
-		return nil, errors.New("watch returned neither a watch nor an error")
-	}
-	return w, nil
-}
-
-// watchWithResync runs watch with the periodic resync alongside.
-func (r *Reflector) watchWithResync(ctx context.Context, w watch.Interface) error {
-	resyncErrs := make(chan error, 1)
-	resyncCtx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	defer func() {
-		cancel()
-		wg.Wait()
-	}()
-	wg.Go(func() { r.resyncLoop(resyncCtx, resyncErrs) }) // exits on resyncCtx.Done(); the deferred wg.Wait waits
-	return r.watch(ctx, w, resyncErrs)
-}
-
-// resyncLoop calls the store's Resync every resync period (when ShouldResync
-// agrees) until ctx ends or a Resync fails; the failure goes to errs.
-func (r *Reflector) resyncLoop(ctx context.Context, errs chan<- error) {
-	if r.resyncPeriod <= 0 {
-		return
-	}
-	logger := klog.FromContext(ctx)
-	for {
-		if !sleepOn(ctx, r.clock, r.resyncPeriod) {
-			return
-		}
-		if r.ShouldResync != nil && !r.ShouldResync() {
-			continue
-		}
-		logger.V(4).Info("Forcing resync", "reflector", r.name, "type", r.typeDescription)
-		if err := r.store.Resync(); err != nil {
-			errs <- fmt.Errorf("resync: %w", err)
-			return
-		}
-	}
-}
-
-// watch consumes w (or, when w is nil, a new watch from the last resource
-// version), and keeps reopening watches as the retry policy says
-// ([failure.decide]). It returns nil when a watch ended in a way that needs a
-// relist, or ctx ended; it returns the error of a watch that could not be
-// started. w is always stopped.
-func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrs <-chan error) error {
-	internalErrors := NewRetryWithDeadline(r.MaxInternalErrorRetryDuration, internalErrorRetryReset, apierrors.IsInternalError, r.clock)
-	defer func() {
-		if w != nil {
-			w.Stop()
-		}
-	}()
-	// shortWatches counts the watches in a row that closed normally less
-	// than veryShortWatch after they were requested.
-	shortWatches := 0
-	for ctx.Err() == nil {
-		// Measure from before the request: some proxies only send headers
-		// with the first event.
-		start := r.now()
-		// A watch handed over by the streaming list is past its initial
-		// events.
-		versions := eventVersions{open: true}
-		if w == nil {
-			resourceVersion := r.LastSyncResourceVersion()
-			versions = eventVersionsFrom(resourceVersion)
-			var err error
-			w, err = r.startWatch(ctx, watchOptions(resourceVersion, r.watchTimeoutSeconds()))
-			if ctx.Err() == nil {
-				r.observer.watchStarted(err)
-			}
-			if err != nil {
-				switch d := r.judge(ctx, failure{step: stepWatchStart, resourceVersion: resourceVersion}, err); d.action {
-				case actionStop:
-					return nil
-				case actionRewatchAfterBackoff:
-					if !r.backOff(ctx, d.onClock) {
-						return nil
-					}
-					continue
-				default:
-					return err
-				}
-			}
-		}
-
-		_, err := r.handleWatch(ctx, start, w, watchSession{
-			store:           r.store,
-			versions:        versions,
-			resyncErrs:      resyncErrs,
-			livenessTimeout: r.livenessTimeout,
-		})
-		w = nil // handleWatch stopped it
-		r.observer.watchEnded(err)
-		internalErrors.After(err)
-		lasted := r.clock.Since(start.onClock)
-		if lasted >= healthyContact {
-			r.backoff.inContact(start.onClock)
-		}
-		if err == nil && lasted < veryShortWatch {
-			shortWatches++
-		} else {
-			shortWatches = 0
-		}
-		f := failure{step: stepWatchEnd, resourceVersion: r.LastSyncResourceVersion(), shortWatches: shortWatches, internalErrors: internalErrors}
-		switch d := r.judge(ctx, f, err); d.action {
-		case actionRewatch:
-		case actionRewatchAfterBackoff:
-			if !r.backOff(ctx, d.onClock) {
-				return nil
-			}
-		default: // stop, or relist after the backoff delay of Run
-			return nil
-		}
-	}
-	return nil
 }
 
 // judge classifies err, the error of f, asks the retry policy what to do,
@@ -986,307 +539,4 @@ func (r *Reflector) judge(ctx context.Context, f failure, err error) retryDecisi
 		}
 	}
 	return d
-}
-
-// watchSession says what handleWatch does with the events of one watch.
-type watchSession struct {
-	// store receives the accepted events.
-	store ReflectorStore
-	// initialList makes the watch a streaming list: its events fill store
-	// until the initial-events-end bookmark, whose resource version is the
-	// list's, and handleWatch returns once that bookmark has been applied,
-	// leaving the watch open. Events of a plain watch have their resource
-	// versions recorded as versions says, and are reported to the
-	// observer.
-	initialList bool
-	// versions decides which events of a plain watch have their resource
-	// versions recorded.
-	versions eventVersions
-	// stallTimeout, with initialList, bounds the time between ADDED events
-	// (the progress of the initial list); zero means no bound.
-	stallTimeout time.Duration
-	// resyncErrs carries a failed resync, which ends the watch; may be nil.
-	resyncErrs <-chan error
-	// livenessTimeout, without initialList, ends the watch with
-	// errWatchLivenessLost when neither an event nor a bookmark arrives
-	// for that long; zero means no bound.
-	livenessTimeout time.Duration
-}
-
-// handleWatch applies the events of w to s.store until the stream closes, an
-// error event arrives, ctx ends (errStopRequested), a resync fails, the watch
-// outlives the longest timeout the reflector asks for by watchTimeoutGrace
-// (errWatchOutlivedTimeout), or, with s.livenessTimeout, nothing arrived for
-// that long (errWatchLivenessLost). A stream that closes within a second of
-// start (on the reflector's clock) without an applied event yields a
-// [VeryShortWatchError]. w is stopped on return, except after a complete
-// initial list.
-//
-// With s.initialList it returns once the initial-events-end bookmark has been
-// applied, with that bookmark's resource version (the list's), and fails
-// when the stream stalls (errWatchListStalled), when an event before that
-// bookmark shows that the server is not streaming an initial list
-// (errInitialEventsNotStreamed), or when the stream closes, later than a
-// very short watch, before that bookmark (errWatchListClosedEarly). Until
-// then it logs a warning every awaitingEndBookmarkAfter on the reflector's
-// clock, as client-go does, when nothing arrived for that long.
-//
-// The outlived, stall and liveness timers run in real time: they are safety
-// timers client-go does not have (see [ReflectorOptions.Clock]).
-func (r *Reflector) handleWatch(ctx context.Context, start instant, w watch.Interface, s watchSession) (initialListRV string, _ error) {
-	logger := klog.FromContext(ctx)
-	stopWatch := true
-	defer func() {
-		if stopWatch {
-			w.Stop()
-		}
-	}()
-	// The server closes a watch when its timeout passes; one that is still
-	// open well after that is hanging (a dead connection, or a source that
-	// ignores timeouts) and would keep the store stale forever.
-	outlived := r.realTime.NewTimer(r.maxWatchTimeout + watchTimeoutGrace - r.realTime.Since(start.real))
-	defer outlived.Stop()
-	var stalled <-chan time.Time
-	var stallTimer clock.Timer
-	if s.initialList && s.stallTimeout > 0 {
-		stallTimer = r.realTime.NewTimer(s.stallTimeout)
-		defer stallTimer.Stop()
-		stalled = stallTimer.C()
-	}
-	var silent <-chan time.Time
-	var livenessTimer clock.Timer
-	if !s.initialList && s.livenessTimeout > 0 {
-		livenessTimer = r.realTime.NewTimer(s.livenessTimeout)
-		defer livenessTimer.Stop()
-		silent = livenessTimer.C()
-	}
-	var awaiting *awaitingEndBookmark
-	if s.initialList {
-		awaiting = r.newAwaitingEndBookmark(start.onClock)
-		defer awaiting.stop()
-	}
-
-	versions := s.versions // a local copy is cheaper to update per event
-	applied := 0
-	for {
-		var event watch.Event
-		var ok bool
-		select {
-		case <-ctx.Done():
-			return "", errStopRequested
-		case err := <-s.resyncErrs:
-			return "", err
-		case <-stalled:
-			return "", errWatchListStalled
-		case <-outlived.C():
-			return "", errWatchOutlivedTimeout
-		case <-silent:
-			return "", errWatchLivenessLost
-		case <-awaiting.tick():
-			awaiting.warnIfSilent(logger)
-			continue
-		case event, ok = <-w.ResultChan():
-		}
-		if !ok {
-			break
-		}
-		if livenessTimer != nil {
-			// Anything the server sends, even an event dropped below,
-			// shows that the connection is alive.
-			livenessTimer.Reset(s.livenessTimeout)
-		}
-		if event.Type == watch.Error {
-			return "", watchErrorEventError(event.Object)
-		}
-		m, err := r.checkWatchObject(event.Object)
-		if err != nil {
-			utilruntime.HandleErrorWithContext(ctx, err, "Dropping watch event", "reflector", r.name, "type", r.typeDescription, "eventType", event.Type)
-			continue
-		}
-		rv := m.GetResourceVersion()
-		if s.initialList {
-			if err := checkInitialEvent(event.Type, m); err != nil {
-				return "", err
-			}
-		}
-		switch event.Type {
-		case watch.Added:
-			err = s.store.Add(event.Object)
-			if stallTimer != nil {
-				// Only objects of the initial list are progress.
-				stallTimer.Reset(s.stallTimeout)
-			}
-		case watch.Modified:
-			err = s.store.Update(event.Object)
-		case watch.Deleted:
-			// The store gets the deleted object's last state, as sent.
-			err = s.store.Delete(event.Object)
-		case watch.Bookmark:
-			if bs, ok := s.store.(ReflectorBookmarkStore); ok {
-				err = bs.Bookmark(rv)
-			}
-		default:
-			utilruntime.HandleErrorWithContext(ctx, nil, "Dropping watch event of unknown type", "reflector", r.name, "type", r.typeDescription, "eventType", event.Type)
-			continue
-		}
-		if err != nil {
-			// The event is lost for the store, but its resource version
-			// still counts: relisting would not bring it back either.
-			utilruntime.HandleErrorWithContext(ctx, err, "Unable to apply watch event to the store", "reflector", r.name, "type", r.typeDescription, "eventType", event.Type)
-		}
-		applied++
-		if !s.initialList {
-			r.observer.watchEventReceived(event.Type)
-			if versions.admits(event.Type) {
-				r.recordWatchEventVersion(rv)
-			}
-			continue
-		}
-		if event.Type == watch.Added {
-			r.observer.initialEventReceived()
-		}
-		if event.Type == watch.Bookmark {
-			// checkInitialEvent let only the initial-events-end bookmark
-			// through.
-			stopWatch = false
-			logger.V(4).Info("Received the bookmark ending the initial events", "reflector", r.name, "type", r.typeDescription,
-				"items", applied, "duration", r.clock.Since(start.onClock))
-			return rv, nil
-		}
-		awaiting.received()
-	}
-	if applied == 0 && r.clock.Since(start.onClock) < veryShortWatch {
-		return "", &VeryShortWatchError{Name: r.name}
-	}
-	if s.initialList {
-		return "", errWatchListClosedEarly
-	}
-	logger.V(4).Info("Watch closed", "reflector", r.name, "type", r.typeDescription, "items", applied)
-	return "", nil
-}
-
-// watchErrorEventError returns the error an ERROR watch event carries: the
-// API status it holds, or an [apierrors.UnexpectedObjectError] for anything
-// else. A nil object, which apierrors.FromObject would dereference, yields a
-// plain error.
-func watchErrorEventError(obj runtime.Object) error {
-	if isNilObject(obj) {
-		return fmt.Errorf("watch error event with a nil %T instead of a status", obj)
-	}
-	return apierrors.FromObject(obj)
-}
-
-// checkWatchObject returns the metadata of an acceptable watch event object,
-// or why it is not acceptable.
-func (r *Reflector) checkWatchObject(obj runtime.Object) (metav1.Object, error) {
-	if isNilObject(obj) {
-		return nil, fmt.Errorf("event object is a nil %T", obj)
-	}
-	if r.expectedType != nil {
-		if got := reflect.TypeOf(obj); got != r.expectedType {
-			return nil, fmt.Errorf("unexpected event object type: expected %v, got %v", r.expectedType, got)
-		}
-	}
-	if r.expectedGVK != nil {
-		if got := obj.GetObjectKind().GroupVersionKind(); got != *r.expectedGVK {
-			return nil, fmt.Errorf("unexpected event object kind: expected %v, got %v", *r.expectedGVK, got)
-		}
-	}
-	if isUnsupportedTableObject(obj) {
-		return nil, fmt.Errorf("unsupported event object kind %v", obj.GetObjectKind().GroupVersionKind())
-	}
-	return objectMeta(obj)
-}
-
-// checkListItem returns the metadata of an acceptable list item, or why it
-// is not acceptable. The kind of unstructured items is not checked: list
-// items need not carry it.
-func (r *Reflector) checkListItem(obj runtime.Object) (metav1.Object, error) {
-	if isNilObject(obj) {
-		return nil, fmt.Errorf("list item is a nil %T", obj)
-	}
-	if r.expectedType != nil {
-		if got := reflect.TypeOf(obj); got != r.expectedType {
-			return nil, fmt.Errorf("unexpected list item type: expected %v, got %v", r.expectedType, got)
-		}
-	}
-	if isUnsupportedTableObject(obj) {
-		return nil, fmt.Errorf("unsupported list item kind %v", obj.GetObjectKind().GroupVersionKind())
-	}
-	return objectMeta(obj)
-}
-
-// nameLess orders object names by namespace, then name.
-func nameLess(a, b ObjectName) bool {
-	if a.Namespace != b.Namespace {
-		return a.Namespace < b.Namespace
-	}
-	return a.Name < b.Name
-}
-
-// keepLastCopies returns objs, whose items have metadata, with every object
-// (by namespace and name) once: one listed more than once keeps its first
-// place and its last copy, as in a streaming list, so that no store or
-// handler sees it twice. It reports how many copies it dropped; objs is
-// reused.
-func keepLastCopies(objs []any) (_ []any, duplicates int) {
-	places := make(map[ObjectName]int, len(objs))
-	kept := objs[:0]
-	for _, obj := range objs {
-		m, err := objectMeta(obj)
-		if err != nil {
-			// Not an object of a list checkListItem accepted; keep it.
-			kept = append(kept, obj)
-			continue
-		}
-		name := MetaObjectToName(m)
-		if i, listed := places[name]; listed {
-			kept[i] = obj
-			duplicates++
-			continue
-		}
-		places[name] = len(kept)
-		kept = append(kept, obj)
-	}
-	return kept, duplicates
-}
-
-// extractListItems returns the items of list. Unlike
-// [meta.ExtractListWithAlloc] it does not panic on a nil item of a list of
-// runtime.Object (the nil is returned, to be rejected by checkListItem), and
-// reports any other panic of the extraction as an error.
-func extractListItems(list runtime.Object) (items []runtime.Object, err error) {
-	if l, ok := list.(*metainternalversion.List); ok {
-		return l.Items, nil
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			items, err = nil, fmt.Errorf("extract list items: %v", p)
-		}
-	}()
-	return meta.ExtractListWithAlloc(list)
-}
-
-// tableKinds are the kinds of server-side table renderings, which carry rows
-// instead of objects.
-var tableKinds = map[schema.GroupVersionKind]bool{
-	metav1beta1.SchemeGroupVersion.WithKind("Table"): true,
-	metav1.SchemeGroupVersion.WithKind("Table"):      true,
-}
-
-// isUnsupportedTableObject reports an unstructured Table.
-func isUnsupportedTableObject(obj runtime.Object) bool {
-	u, ok := obj.(*unstructured.Unstructured)
-	return ok && u != nil && tableKinds[u.GroupVersionKind()]
-}
-
-// isUnsupportedTableList reports an unstructured list of kind Table, and its
-// kind.
-func isUnsupportedTableList(obj runtime.Object) (schema.GroupVersionKind, bool) {
-	u, ok := obj.(*unstructured.UnstructuredList)
-	if !ok || u == nil {
-		return schema.GroupVersionKind{}, false
-	}
-	gvk := u.GroupVersionKind()
-	return gvk, tableKinds[gvk]
 }

@@ -1,54 +1,22 @@
 package cache
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/klog/v2"
 )
 
-// WatchErrorHandler is called with the error of every [Reflector.ListAndWatch]
-// cycle that ended with one: a failed list or a watch that could not be
-// started. The reflector then waits one backoff delay and lists again. Errors
-// of an established watch stream do not reach it (the reflector handles them
-// itself). A handler must return quickly; it runs on the reflector's
-// goroutine.
-type WatchErrorHandler func(r *Reflector, err error)
+// errStopRequested ends a watch because the reflector's context ended.
+var errStopRequested = errors.New("stop requested")
 
-// WatchErrorHandlerWithContext is [WatchErrorHandler] with the context of the
-// running reflector, for contextual logging.
-type WatchErrorHandlerWithContext func(ctx context.Context, r *Reflector, err error)
-
-// DefaultWatchErrorHandler is the [WatchErrorHandlerWithContext] reflectors
-// use unless told otherwise. It only logs: an expired resource version at
-// verbosity 4, io.EOF itself not at all, io.ErrUnexpectedEOF itself at
-// verbosity 1, and everything else, including errors that merely wrap
-// io.EOF (such as a list whose connection ended), through
-// utilruntime.HandleErrorWithContext.
-func DefaultWatchErrorHandler(ctx context.Context, r *Reflector, err error) {
-	logger := klog.FromContext(ctx)
-	switch {
-	case isExpiredError(err):
-		// The next list asks for the last synced resource version first:
-		// the server answers with data at least that fresh.
-		logger.V(4).Info("Watch closed", "reflector", r.name, "type", r.typeDescription, "err", err)
-	// Only the bare sentinels, as a watch returns them, mean a stream that
-	// ended; failed lists reach this handler wrapped and must be reported.
-	case err == io.EOF:
-		// A normal end of stream.
-	case err == io.ErrUnexpectedEOF:
-		logger.V(1).Info("Watch closed with unexpected EOF", "reflector", r.name, "type", r.typeDescription, "err", err)
-	default:
-		utilruntime.HandleErrorWithContext(ctx, err, "Failed to watch", "reflector", r.name, "type", r.typeDescription)
-	}
-}
+// veryShortWatch is the age under which a watch that closes without
+// events counts as a failure (see [VeryShortWatchError]).
+const veryShortWatch = time.Second
 
 // VeryShortWatchError reports a watch whose stream closed less than a second
 // after it was requested without delivering a single event: a sign of a

@@ -122,26 +122,28 @@ func fuzzReflectorWatchEvents(t testing.TB, script []byte) {
 	store := newRecordingStore()
 	r := NewReflectorWithOptions(newScriptedLW(nil, nil), &metav1.PartialObjectMetadata{}, store, ReflectorOptions{Name: "fuzz"})
 	r.setLastSyncResourceVersion("1")
-	listRV, err := r.handleWatch(ctx, r.now(), newScriptedWatch(events, true), watchSession{
-		store:       store,
-		initialList: streaming,
-		versions:    eventVersionsFrom("1"),
-	})
+	var listRV string
+	var err error
+	if w := newScriptedWatch(events, true); streaming {
+		listRV, err = r.handleInitialEvents(ctx, r.now(), w, store)
+	} else {
+		err = r.handleWatch(ctx, watchSession{start: r.now(), w: w, versions: eventVersionsFrom("1")})
+	}
 	var short *VeryShortWatchError
 	switch {
 	case wantErr != nil && err == nil:
-		t.Fatalf("handleWatch: no error, want %v", wantErr)
+		t.Fatalf("handle events: no error, want %v", wantErr)
 	case errors.Is(wantErr, errInitialEventsNotStreamed) && !errors.Is(err, errInitialEventsNotStreamed):
-		t.Fatalf("handleWatch: %v, want %v", err, wantErr)
+		t.Fatalf("handle events: %v, want %v", err, wantErr)
 	case wantErr != nil:
 	case streaming && wantEnd:
 		// The list's resource version is its end bookmark's.
 		if err != nil || listRV != wantRV {
-			t.Fatalf("handleWatch = %q, %v; want the end bookmark's %q", listRV, err, wantRV)
+			t.Fatalf("handleInitialEvents = %q, %v; want the end bookmark's %q", listRV, err, wantRV)
 		}
 	case streaming:
 		if !errors.Is(err, errWatchListClosedEarly) && !errors.As(err, &short) {
-			t.Fatalf("handleWatch of a streaming list closed before its end: %v, want it reported", err)
+			t.Fatalf("handleInitialEvents of a stream closed before its end: %v, want it reported", err)
 		}
 	case err != nil && !errors.As(err, &short):
 		t.Fatalf("handleWatch: %v", err)

@@ -236,6 +236,11 @@ type retryDecision struct {
 	onClock bool
 }
 
+// maxWatchListAttempts is how many requests one streaming list makes
+// before the reflector gives up on it and lists with pagination in the
+// same cycle. The next cycle tries streaming again.
+const maxWatchListAttempts = 3
+
 // shortWatchesBeforeBackoff is how many watches in a row may close normally
 // within veryShortWatch of their request before the next one waits a backoff
 // delay.

@@ -23,6 +23,14 @@ type ReflectorBookmarkStore interface {
 	Bookmark(resourceVersion string) error
 }
 
+// ResourceVersionUpdater is implemented by a [ReflectorStore] that wants to
+// track the reflector's resource version as watch events advance it.
+type ResourceVersionUpdater interface {
+	// UpdateResourceVersion is called with every resource version the
+	// reflector records from a watch event.
+	UpdateResourceVersion(resourceVersion string)
+}
+
 // TransformingStore is a [ReflectorStore] that transforms objects before
 // keeping them. The reflector applies the same transform to the objects of a
 // streaming list before handing them over.

@@ -114,44 +114,6 @@ type HandlerRunMetrics interface {
 	Release()
 }
 
-// RelistReason says why an informer lists again; it labels
-// [InformerRunMetrics.IncRelists].
-type RelistReason string
-
-const (
-	// RelistExpired: the resource version the informer watched or listed
-	// from was too old for the server (410 Expired or Gone).
-	RelistExpired RelistReason = "expired"
-	// RelistTooLargeResourceVersion: the server had not reached the
-	// resource version the informer asked for.
-	RelistTooLargeResourceVersion RelistReason = "too_large_resource_version"
-	// RelistError: any other failure of a list or watch.
-	RelistError RelistReason = "error"
-)
-
-// WatchRestartCause says why a watch ended; it labels
-// [InformerRunMetrics.IncWatchRestarts].
-type WatchRestartCause string
-
-const (
-	// WatchRestartClosed: the server closed the watch normally, as at the
-	// end of the watch timeout.
-	WatchRestartClosed WatchRestartCause = "closed"
-	// WatchRestartExpired: the server said the watch's resource version
-	// was too old (410); the informer relists.
-	WatchRestartExpired WatchRestartCause = "expired"
-	// WatchRestartLiveness: the watch received nothing within its liveness
-	// timeout ([WatchLivenessOptions]).
-	WatchRestartLiveness WatchRestartCause = "liveness"
-	// WatchRestartTimeout: the watch was still open well past the timeout
-	// the informer asked the server for, and the informer closed it.
-	WatchRestartTimeout WatchRestartCause = "timeout"
-	// WatchRestartThrottled: the server throttled the watch (429).
-	WatchRestartThrottled WatchRestartCause = "throttled"
-	// WatchRestartError: any other error.
-	WatchRestartError WatchRestartCause = "error"
-)
-
 var runMetrics processWideProvider[RunMetricsProvider]
 
 // SetRunMetricsProvider sets the process-wide [RunMetricsProvider], used by

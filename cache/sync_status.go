@@ -38,10 +38,6 @@ const (
 	SyncPhaseStopped SyncPhase = "Stopped"
 )
 
-// awaitingEndBookmarkAfter is how long a streaming list may receive no object
-// before its phase is reported as SyncPhaseWaitingForEndBookmark.
-const awaitingEndBookmarkAfter = 10 * time.Second
-
 // SyncStatus is a snapshot of how an informer is doing at getting and
 // keeping its cache in step: what it is doing, how many attempts it took and
 // the last error of a list or watch request. The informers of this package

@@ -11,29 +11,10 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// watchListSemanticsOptOut is implemented by clients and ListerWatchers that
-// can say they do not implement streaming lists. The method name is the one
-// client-go's fake clientsets use, so that they keep opting out here.
-type watchListSemanticsOptOut interface {
-	IsWatchListSemanticsUnSupported() bool
-}
-
-// clientLacksWatchListSemantics reports whether client opted out of streaming
-// lists: it implements IsWatchListSemanticsUnSupported and that returns true.
-// Anything else, including nil and a method that panics (say on a nil
-// pointer), is assumed to support them.
-func clientLacksWatchListSemantics(client any) (lacks bool) {
-	optOut, ok := client.(watchListSemanticsOptOut)
-	if !ok {
-		return false
-	}
-	defer func() {
-		if recover() != nil {
-			lacks = false
-		}
-	}()
-	return optOut.IsWatchListSemanticsUnSupported()
-}
+// The helpers of the reflector's streaming list (reflector_watch_list.go),
+// which know nothing of the reflector: the request's options, the check that
+// the server streams an initial list, the warnings while its end bookmark is
+// awaited, and the temporary store its objects fill.
 
 // watchListOptions returns the options of a streaming list (a watch that
 // starts with the current state as synthetic ADDED events, ended by a
@@ -46,16 +27,6 @@ func watchListOptions(resourceVersion string, timeoutSeconds int64) metav1.ListO
 		SendInitialEvents:    ptr.To(true),
 		AllowWatchBookmarks:  true,
 		TimeoutSeconds:       ptr.To(timeoutSeconds),
-	}
-}
-
-// watchOptions returns the options of a plain watch resuming at
-// resourceVersion.
-func watchOptions(resourceVersion string, timeoutSeconds int64) metav1.ListOptions {
-	return metav1.ListOptions{
-		ResourceVersion:     resourceVersion,
-		AllowWatchBookmarks: true,
-		TimeoutSeconds:      ptr.To(timeoutSeconds),
 	}
 }
 
@@ -88,6 +59,12 @@ func checkInitialEvent(t watch.EventType, m metav1.Object) error {
 	return nil
 }
 
+// awaitingEndBookmarkAfter is how long a streaming list may receive no object
+// before the reflector warns that it is still awaiting the initial-events-end
+// bookmark, and before an informer's phase is reported as
+// SyncPhaseWaitingForEndBookmark.
+const awaitingEndBookmarkAfter = 10 * time.Second
+
 // awaitingEndBookmark logs a warning, as client-go does, at each tick of a
 // streaming list's awaitingEndBookmarkAfter ticker that finds no event
 // applied since the previous tick (or since the request, at the first)
@@ -104,16 +81,17 @@ type awaitingEndBookmark struct {
 	events, atTick int
 }
 
-// newAwaitingEndBookmark starts the warnings of a streaming list requested at
-// start, on the reflector's clock; nil if that clock has no tickers.
-func (r *Reflector) newAwaitingEndBookmark(start time.Time) *awaitingEndBookmark {
-	c, ok := r.clock.(clock.WithTicker)
+// newAwaitingEndBookmark starts the warnings of a streaming list of the given
+// reflector and type, requested at start on clk, the reflector's clock; nil
+// if clk has no tickers.
+func newAwaitingEndBookmark(clk clock.Clock, start time.Time, reflector, kind string) *awaitingEndBookmark {
+	c, ok := clk.(clock.WithTicker)
 	if !ok {
 		return nil
 	}
 	return &awaitingEndBookmark{
 		clock: c, ticker: c.NewTicker(awaitingEndBookmarkAfter),
-		reflector: r.name, kind: r.typeDescription, start: start,
+		reflector: reflector, kind: kind, start: start,
 	}
 }
 
