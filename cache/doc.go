@@ -12,7 +12,8 @@
 //
 // The storage layer is [Store], [Indexer] and [ThreadSafeStore]; the queues
 // are [DeltaFIFO], [RealFIFO] and [FIFO]; keys come from a [KeyFunc], by
-// default [MetaNamespaceKeyFunc].
+// default [MetaNamespaceKeyFunc]. The stores' engine, the object table and
+// the indexes without any lock, is the internal package cache/internal/store.
 //
 // # Sources
 //
@@ -205,5 +206,7 @@
 // informer on a shard from [ShardSelectorFor], filters on the client when
 // the server ignores the selector, and moves a running informer to another
 // shard ([ShardedListWatch.SetShardSelector]) with a delete for each object
-// that left and an add for each that entered.
+// that left and an add for each that entered. The selector parser, the hash
+// range math, the client-side filter, the watch's state machine and the
+// handover plan are the internal package cache/internal/shard.
 package cache
