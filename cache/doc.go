@@ -12,7 +12,8 @@
 //
 // The storage layer is [Store], [Indexer] and [ThreadSafeStore]; the queues
 // are [DeltaFIFO], [RealFIFO] and [FIFO]; keys come from a [KeyFunc], by
-// default [MetaNamespaceKeyFunc].
+// default [MetaNamespaceKeyFunc]. The stores' engine, the object table and
+// the indexes without any lock, is the internal package cache/internal/store.
 //
 // # Sources
 //
@@ -205,7 +206,9 @@
 // informer on a shard from [ShardSelectorFor], filters on the client when
 // the server ignores the selector, and moves a running informer to another
 // shard ([ShardedListWatch.SetShardSelector]) with a delete for each object
-// that left and an add for each that entered.
+// that left and an add for each that entered. The selector parser, the hash
+// range math, the client-side filter, the watch's state machine and the
+// handover plan are the internal package cache/internal/shard.
 //
 // # How the code is arranged
 //
@@ -226,6 +229,11 @@
 //	            (listener.go), bounded backlogs (listener_backlog.go, coalescing_backlog.go)
 //	informer    shared_informer.go, informer.go; its monitor (informer_monitor.go) keeps the
 //	            sync status, run metrics and resource-version waits
+//
+// Pure leaves, with no goroutines and nothing of this package, are internal
+// packages: the store's engine (cache/internal/store: the object table, its
+// indexes, key sets and transactions) and the shard machinery
+// (cache/internal/shard). The files here wrap them in the exported types.
 //
 // A user's controller ([New]) runs the same code as an informer's; the one
 // difference, how it pops, is controllerOptions.pop (controller.go).

@@ -51,8 +51,6 @@ var fileLayers = map[string]string{
 	"delta.go":       "keys",
 
 	"index.go":                  "storage",
-	"id_set.go":                 "storage",
-	"object_table.go":           "storage",
 	"thread_safe_store.go":      "storage",
 	"store.go":                  "storage",
 	"transaction.go":            "storage",

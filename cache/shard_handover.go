@@ -2,7 +2,6 @@ package cache
 
 import (
 	"context"
-	"errors"
 	"reflect"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -10,59 +9,29 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/informer-go/informer/cache/internal/shard"
 )
 
-// handoverPlan is what changes when a reader moves from one shard to
-// another: the hash ranges of key it leaves and those it enters. Objects
-// in both shards are in neither.
-type handoverPlan struct {
-	key               string
-	leaving, entering hashRanges
-}
-
-// errShardKeyChanged: a handover between shards of different fields cannot
-// tell which objects are in both.
-var errShardKeyChanged = errors.New("the shards hash different fields")
-
-// planHandover compares the shards; everything counts as the whole hash
-// space of the other shard's field.
-func planHandover(from, to shardSet) (handoverPlan, error) {
-	switch {
-	case from.everything() && to.everything():
-		return handoverPlan{}, nil
-	case from.everything():
-		from = shardSet{key: to.key, ranges: hashRanges{fullHashRange}}
-	case to.everything():
-		to = shardSet{key: from.key, ranges: hashRanges{fullHashRange}}
-	}
-	if from.key != to.key {
-		return handoverPlan{}, errShardKeyChanged
-	}
-	return handoverPlan{
-		key:      from.key,
-		leaving:  from.ranges.minus(to.ranges),
-		entering: to.ranges.minus(from.ranges),
-	}, nil
-}
-
 // handover moves the stream from the shard its reader holds to the target
-// shard, at st.resourceVersion: it stops the server's watch, lists the
-// leaving and the entering objects at exactly that resourceVersion, opens
-// a watch of the target shard from it, then sends DELETED for each leaving
-// object (stamped with the resourceVersion, as the apiserver stamps objects
-// leaving a selector), ADDED for each entering one and, if there were any
-// and the reader allows bookmarks, a BOOKMARK at the resourceVersion, which
-// the ADDED objects' older resourceVersions would otherwise leave behind.
-// If any step fails the stream sends a 410 Expired error, for the reader
-// to relist, and ends. It reports whether the stream goes on.
+// shard, at the resourceVersion its reader reached: it stops the server's
+// watch, lists the leaving and the entering objects at exactly that
+// resourceVersion, opens a watch of the target shard from it, then sends
+// DELETED for each leaving object (stamped with the resourceVersion, as the
+// apiserver stamps objects leaving a selector), ADDED for each entering one
+// and, if there were any and the reader allows bookmarks, a BOOKMARK at the
+// resourceVersion, which the ADDED objects' older resourceVersions would
+// otherwise leave behind. If any step fails the stream sends a 410 Expired
+// error, for the reader to relist, and ends. It reports whether the stream
+// goes on.
 func (w *shardStream) handover(ctx context.Context, st *streamState) bool {
 	if st.inner != nil {
 		st.inner.Stop()
 		st.inner = nil
 	}
-	rv := st.resourceVersion
+	rv := st.stream.ResourceVersion()
 	to, changed := w.owner.targetState()
-	plan, err := planHandover(st.filter.set, to)
+	plan, err := shard.PlanHandover(st.stream.Filter().Set(), to)
 	var events []watch.Event
 	if err == nil {
 		events, err = w.owner.handoverEvents(ctx, plan, rv, w.options)
@@ -71,7 +40,7 @@ func (w *shardStream) handover(ctx context.Context, st *streamState) bool {
 	if err == nil {
 		options := w.options
 		options.ResourceVersion, options.ResourceVersionMatch, options.SendInitialEvents = rv, "", nil
-		inner, err = w.owner.watchShard(ctx, options, newShardFilter(to))
+		inner, err = w.owner.watchShard(ctx, options, shard.NewFilter(to))
 	}
 	logger := w.owner.loggerFor(ctx)
 	if err != nil {
@@ -83,8 +52,9 @@ func (w *shardStream) handover(ctx context.Context, st *streamState) bool {
 		return false
 	}
 	w.owner.setHeld(to)
-	st.inner, st.filter, st.changed = inner, newShardFilter(to), changed
-	logger.V(4).Info("Shard handover", "resourceVersion", rv, "events", len(events), "shardSelector", st.filter.requestSelector())
+	st.stream.MoveTo(to)
+	st.inner, st.changed = inner, changed
+	logger.V(4).Info("Shard handover", "resourceVersion", rv, "events", len(events), "shardSelector", st.stream.Filter().RequestSelector())
 	for _, ev := range events {
 		if !w.send(ctx, ev) {
 			return false
@@ -96,11 +66,11 @@ func (w *shardStream) handover(ctx context.Context, st *streamState) bool {
 // handoverEvents lists what leaves and what enters at exactly rv, with the
 // label and field selectors of the reader's watch options, and returns the
 // events that tell the reader.
-func (s *ShardedListWatch) handoverEvents(ctx context.Context, plan handoverPlan, rv string, options metav1.ListOptions) ([]watch.Event, error) {
+func (s *ShardedListWatch) handoverEvents(ctx context.Context, plan shard.Plan, rv string, options metav1.ListOptions) ([]watch.Event, error) {
 	selectors := metav1.ListOptions{LabelSelector: options.LabelSelector, FieldSelector: options.FieldSelector}
 	var events []watch.Event
-	if len(plan.leaving) > 0 {
-		leaving, err := s.listAt(ctx, shardSet{key: plan.key, ranges: plan.leaving}, rv, selectors)
+	if len(plan.Leaving) > 0 {
+		leaving, err := s.listAt(ctx, plan.LeavingSet(), rv, selectors)
 		if err != nil {
 			return nil, err
 		}
@@ -111,8 +81,8 @@ func (s *ShardedListWatch) handoverEvents(ctx context.Context, plan handoverPlan
 			events = append(events, watch.Event{Type: watch.Deleted, Object: obj})
 		}
 	}
-	if len(plan.entering) > 0 {
-		entering, err := s.listAt(ctx, shardSet{key: plan.key, ranges: plan.entering}, rv, selectors)
+	if len(plan.Entering) > 0 {
+		entering, err := s.listAt(ctx, plan.EnteringSet(), rv, selectors)
 		if err != nil {
 			return nil, err
 		}
@@ -130,8 +100,8 @@ func (s *ShardedListWatch) handoverEvents(ctx context.Context, plan handoverPlan
 
 // listAt lists the objects of set that selectors' label and field
 // selectors select at exactly rv, page by page.
-func (s *ShardedListWatch) listAt(ctx context.Context, set shardSet, rv string, selectors metav1.ListOptions) ([]runtime.Object, error) {
-	f := newShardFilter(set)
+func (s *ShardedListWatch) listAt(ctx context.Context, set shard.Set, rv string, selectors metav1.ListOptions) ([]runtime.Object, error) {
+	f := shard.NewFilter(set)
 	pager := newListPager(func(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {
 		return s.listShard(ctx, options, f)
 	})

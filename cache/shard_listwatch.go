@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/sharding"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/klog/v2"
+
+	"github.com/informer-go/informer/cache/internal/shard"
 )
 
 // ShardedListWatchOptions configures [NewShardedListWatch]. The zero value
@@ -74,17 +76,17 @@ type ShardedListWatch struct {
 
 	mu sync.Mutex
 	// target is the shard the reflector is to hold. Guarded by mu.
-	target shardSet
+	target shard.Set
 	// targetChanged is closed, and replaced, whenever target changes.
 	// Guarded by mu.
 	targetChanged chan struct{}
 	// held is the shard of the state the reflector holds: that of its last
 	// complete list or streaming list, or of the last handover. Guarded by
 	// mu.
-	held shardSet
+	held shard.Set
 	// listing is the shard of the paginated list in progress: every page
 	// asks for the first page's. Guarded by mu.
-	listing shardSet
+	listing shard.Set
 	// clientSide records that the server was last seen ignoring the shard
 	// selector; warned, that this was logged at level 0 once. Guarded by
 	// mu.
@@ -105,7 +107,7 @@ func NewShardedListWatch(lw ListerWatcher, selector sharding.Selector, options S
 	if lw == nil || isNilObject(lw) {
 		return nil, errors.New("sharded list watch: the ListerWatcher is nil")
 	}
-	set, err := shardSetOf(selector)
+	set, err := shard.SetOf(selector)
 	if err != nil {
 		return nil, fmt.Errorf("sharded list watch: %w", err)
 	}
@@ -127,7 +129,7 @@ func NewShardedListWatch(lw ListerWatcher, selector sharding.Selector, options S
 func (s *ShardedListWatch) ShardSelector() sharding.Selector {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.target.selector()
+	return s.target.Selector()
 }
 
 // SetShardSelector moves the reflector to the shard selector selects, as
@@ -137,13 +139,13 @@ func (s *ShardedListWatch) ShardSelector() sharding.Selector {
 // again does nothing. It fails, changing nothing, when the selector is not
 // one kube-apiserver would accept.
 func (s *ShardedListWatch) SetShardSelector(selector sharding.Selector) error {
-	set, err := shardSetOf(selector)
+	set, err := shard.SetOf(selector)
 	if err != nil {
 		return fmt.Errorf("set shard selector: %w", err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if set.equal(s.target) {
+	if set.Equal(s.target) {
 		return nil
 	}
 	s.target = set
@@ -189,7 +191,7 @@ func (s *ShardedListWatch) ListWithContext(ctx context.Context, options metav1.L
 	set := s.listing
 	s.mu.Unlock()
 
-	list, err := s.listShard(ctx, options, newShardFilter(set))
+	list, err := s.listShard(ctx, options, shard.NewFilter(set))
 	if err != nil || isNilObject(list) {
 		return list, err
 	}
@@ -202,17 +204,17 @@ func (s *ShardedListWatch) ListWithContext(ctx context.Context, options metav1.L
 
 // listShard makes one list request on the shard of f and filters its
 // items on the client.
-func (s *ShardedListWatch) listShard(ctx context.Context, options metav1.ListOptions, f shardFilter) (runtime.Object, error) {
-	options.ShardSelector = f.requestSelector()
+func (s *ShardedListWatch) listShard(ctx context.Context, options metav1.ListOptions, f shard.Filter) (runtime.Object, error) {
+	options.ShardSelector = f.RequestSelector()
 	list, err := s.lw.ListWithContext(ctx, options)
 	if err != nil || isNilObject(list) {
 		return list, err
 	}
-	removed, err := f.filterList(list)
+	removed, err := filterShardList(f, list)
 	if err != nil {
 		return nil, err
 	}
-	if f.selector != nil {
+	if !f.Everything() {
 		s.observe(ctx, ShardInfoOf(list) == nil || removed > 0)
 	}
 	return list, nil
@@ -233,46 +235,35 @@ func (s *ShardedListWatch) Watch(options metav1.ListOptions) (watch.Interface, e
 // reflector's last list, handing over first if the shard changed since.
 // The returned watch must be stopped; it also ends with ctx.
 func (s *ShardedListWatch) WatchWithContext(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+	phase := shard.StartPhase(options)
 	s.mu.Lock()
 	target, held, changed := s.target, s.held, s.targetChanged
-	streamingList := options.SendInitialEvents != nil && *options.SendInitialEvents
-	fromState := options.ResourceVersion == "" || options.ResourceVersion == "0"
-	if streamingList || fromState {
+	if phase != shard.PhaseLive {
 		// The watch starts with the shard's state: the reflector will
 		// hold the target shard.
 		held = target
-		if fromState && !streamingList {
+		if phase == shard.PhaseOpaque {
 			s.held = target
 		}
 	}
 	s.mu.Unlock()
 
-	st := streamState{filter: newShardFilter(held), changed: changed}
-	switch {
-	case streamingList:
-		st.phase = phaseInitialList
-	case fromState:
-		st.phase = phaseOpaque
-	default:
-		st.phase, st.resourceVersion = phaseLive, options.ResourceVersion
-	}
-	var inner watch.Interface
-	if !held.equal(target) {
+	st := streamState{stream: shard.NewStream(held, options), changed: changed}
+	if !held.Equal(target) {
 		// Hand over before the first event; the stream does it.
 		st.pendingHandover = true
 	} else {
 		var err error
-		if inner, err = s.watchShard(ctx, options, st.filter); err != nil {
+		if st.inner, err = s.watchShard(ctx, options, st.stream.Filter()); err != nil {
 			return nil, err
 		}
 	}
-	st.inner = inner
 	return s.startStream(ctx, options, st), nil
 }
 
 // watchShard opens one watch on the shard of f.
-func (s *ShardedListWatch) watchShard(ctx context.Context, options metav1.ListOptions, f shardFilter) (watch.Interface, error) {
-	options.ShardSelector = f.requestSelector()
+func (s *ShardedListWatch) watchShard(ctx context.Context, options metav1.ListOptions, f shard.Filter) (watch.Interface, error) {
+	options.ShardSelector = f.RequestSelector()
 	w, err := s.lw.WatchWithContext(ctx, options)
 	if err != nil {
 		return nil, err
@@ -285,13 +276,13 @@ func (s *ShardedListWatch) watchShard(ctx context.Context, options metav1.ListOp
 
 // targetState returns the target shard and the channel closed when it
 // changes.
-func (s *ShardedListWatch) targetState() (shardSet, <-chan struct{}) {
+func (s *ShardedListWatch) targetState() (shard.Set, <-chan struct{}) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.target, s.targetChanged
 }
 
-func (s *ShardedListWatch) setHeld(set shardSet) {
+func (s *ShardedListWatch) setHeld(set shard.Set) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.held = set
@@ -309,7 +300,7 @@ func (s *ShardedListWatch) observe(ctx context.Context, ignored bool) {
 	s.clientSide = ignored
 	first := ignored && !s.warned
 	s.warned = s.warned || ignored
-	selector := s.target.selector().String()
+	selector := s.target.Selector().String()
 	s.mu.Unlock()
 
 	if s.metric != nil {

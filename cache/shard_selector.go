@@ -3,13 +3,11 @@ package cache
 import (
 	"errors"
 	"fmt"
-	"math"
-	"math/bits"
 	"strconv"
 
 	"k8s.io/apimachinery/pkg/sharding"
 
-	"github.com/informer-go/informer/internal/shardselector"
+	"github.com/informer-go/informer/cache/internal/shard"
 )
 
 // The fields a shard selector can hash, written as the apiserver's
@@ -17,9 +15,9 @@ import (
 const (
 	// ShardKeyUID spreads objects by their uid: even shards whatever the
 	// names and namespaces.
-	ShardKeyUID = shardselector.KeyUID
+	ShardKeyUID = shard.KeyUID
 	// ShardKeyNamespace keeps the objects of a namespace in one shard.
-	ShardKeyNamespace = shardselector.KeyNamespace
+	ShardKeyNamespace = shard.KeyNamespace
 )
 
 // ParseShardSelector parses a shard selector as kube-apiserver parses
@@ -41,12 +39,7 @@ const (
 // "CEL parse error: Syntax error:" differs from CEL's. An empty or blank selector is an error: omit the
 // parameter instead.
 func ParseShardSelector(selector string) (sharding.Selector, error) {
-	return shardselector.Parse(selector)
-}
-
-// isShardKey reports whether key is a field the apiserver can shard on.
-func isShardKey(key string) bool {
-	return shardselector.IsKey(key)
+	return shard.Parse(selector)
 }
 
 // ShardSelectorFor returns the selector of shard index of count on key
@@ -61,32 +54,14 @@ func isShardKey(key string) bool {
 //
 //	shardRange(object.metadata.uid, '0x8000000000000000', '0x10000000000000000')
 func ShardSelectorFor(key string, index, count int) (sharding.Selector, error) {
-	if !isShardKey(key) {
+	if !shard.IsKey(key) {
 		return nil, fmt.Errorf("shard selector: unsupported field %q; supported: %s, %s", key, ShardKeyUID, ShardKeyNamespace)
 	}
-	r, err := shardBounds(index, count)
+	r, err := shard.Bounds(index, count)
 	if err != nil {
 		return nil, fmt.Errorf("shard selector: %w", err)
 	}
-	return shardSet{key: key, ranges: hashRanges{r}}.selector(), nil
-}
-
-// shardBounds returns the range of shard index of count.
-func shardBounds(index, count int) (hashRange, error) {
-	if count < 1 || index < 0 || index >= count {
-		return hashRange{}, fmt.Errorf("shard %d of %d does not exist: need count >= 1 and 0 <= index < count", index, count)
-	}
-	r := hashRange{first: shardStart(uint64(index), uint64(count)), last: math.MaxUint64}
-	if index+1 < count {
-		r.last = shardStart(uint64(index+1), uint64(count)) - 1
-	}
-	return r, nil
-}
-
-// shardStart returns floor(index·2^64/count), for index < count.
-func shardStart(index, count uint64) uint64 {
-	q, _ := bits.Div64(index, 0, count) // index < count: the quotient fits
-	return q
+	return shard.Set{Key: key, Ranges: shard.Ranges{r}}.Selector(), nil
 }
 
 // UnionShardSelectors returns a selector matching every object that one of
@@ -100,21 +75,21 @@ func UnionShardSelectors(selectors ...sharding.Selector) (sharding.Selector, err
 	if len(selectors) == 0 {
 		return nil, errors.New("union of shard selectors: no selector given")
 	}
-	var union shardSet
+	var union shard.Set
 	for i, sel := range selectors {
-		s, err := shardSetOf(sel)
+		s, err := shard.SetOf(sel)
 		if err != nil {
 			return nil, fmt.Errorf("union of shard selectors: selector %d: %w", i, err)
 		}
-		if s.everything() {
+		if s.Everything() {
 			return sharding.Everything(), nil
 		}
-		if i > 0 && s.key != union.key {
-			return nil, fmt.Errorf("union of shard selectors: all shard ranges must use the same field, got %q and %q", union.key, s.key)
+		if i > 0 && s.Key != union.Key {
+			return nil, fmt.Errorf("union of shard selectors: all shard ranges must use the same field, got %q and %q", union.Key, s.Key)
 		}
-		union = shardSet{key: s.key, ranges: union.ranges.union(s.ranges)}
+		union = shard.Set{Key: s.Key, Ranges: union.Ranges.Union(s.Ranges)}
 	}
-	return union.selector(), nil
+	return union.Selector(), nil
 }
 
 // ShardHash returns the hash the apiserver places an object by: 64-bit
@@ -133,12 +108,5 @@ func ShardIndex(hash uint64, count int) (int, error) {
 	if count < 1 {
 		return 0, fmt.Errorf("shard index: %d shards: need at least 1", count)
 	}
-	// floor(hash·count/2^64) is the index, or one less when hash is at
-	// the rounded-down start of the next shard.
-	hi, _ := bits.Mul64(hash, uint64(count))
-	index := int(hi)
-	if index+1 < count && hash >= shardStart(uint64(index+1), uint64(count)) {
-		index++
-	}
-	return index, nil
+	return shard.IndexOf(hash, count), nil
 }

@@ -3,7 +3,6 @@ package cache
 import (
 	"fmt"
 	"hash/fnv"
-	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -11,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/sharding"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/informer-go/informer/cache/internal/shard"
 )
 
 // mustShard returns the selector of shard index of count on uids.
@@ -77,34 +78,6 @@ func TestShardSelectorFor(t *testing.T) {
 	}
 }
 
-// TestShardSelectorForSplitsEvenly checks every split up to 64 shards: the
-// ranges follow each other from 0 to 2^64 and differ in size by at most
-// one hash.
-func TestShardSelectorForSplitsEvenly(t *testing.T) {
-	for count := 1; count <= 64; count++ {
-		next := uint64(0)
-		var smallest, largest uint64 = math.MaxUint64, 0
-		for index := range count {
-			r, err := shardBounds(index, count)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.first != next {
-				t.Fatalf("shard %d of %d starts at %#x, want %#x", index, count, r.first, next)
-			}
-			size := r.last - r.first // one less than the size, which may be 2^64
-			smallest, largest = min(smallest, size), max(largest, size)
-			next = r.last + 1
-			if index == count-1 && r.last != math.MaxUint64 {
-				t.Fatalf("the last of %d shards ends at %#x", count, r.last)
-			}
-		}
-		if largest-smallest > 1 {
-			t.Errorf("%d shards: sizes differ by %d", count, largest-smallest)
-		}
-	}
-}
-
 // TestShardIndex checks that ShardIndex names the shard whose selector,
 // applied by the apiserver's matcher, selects an object, for random uids
 // and for hashes at the edges of every shard.
@@ -129,8 +102,8 @@ func TestShardIndex(t *testing.T) {
 			}
 		}
 		for i := range count {
-			r, _ := shardBounds(i, count)
-			for _, h := range []uint64{r.first, r.last} {
+			r, _ := shard.Bounds(i, count)
+			for _, h := range []uint64{r.First, r.Last} {
 				if got, _ := ShardIndex(h, count); got != i {
 					t.Errorf("ShardIndex(%#x, %d) = %d, want %d", h, count, got, i)
 				}

@@ -5,25 +5,11 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/watch"
-)
 
-// streamPhase says what a shard stream knows about the state its reader
-// holds.
-type streamPhase int
-
-const (
-	// phaseInitialList: a streaming list before its initial-events-end
-	// bookmark; the reader holds a partial state.
-	phaseInitialList streamPhase = iota
-	// phaseOpaque: a watch from "" or "0" whose synthetic ADDED events
-	// carry no usable resourceVersion; it never hands over.
-	phaseOpaque
-	// phaseLive: the reader holds the shard's state at resourceVersion.
-	phaseLive
+	"github.com/informer-go/informer/cache/internal/shard"
 )
 
 // streamState is what the goroutine of a shard stream works with; only
@@ -31,12 +17,9 @@ const (
 type streamState struct {
 	// inner is the server's watch; nil while a handover is pending.
 	inner watch.Interface
-	// filter is the shard the reader holds and inner watches.
-	filter shardFilter
-	phase  streamPhase
-	// resourceVersion, in phaseLive, is the newest resourceVersion the
-	// reader has seen all changes of the shard up to.
-	resourceVersion string
+	// stream is the shard the reader holds and inner watches, the phase
+	// and the resourceVersion the reader reached.
+	stream shard.Stream
 	// changed is closed when the target shard changes after the one this
 	// stream last moved to.
 	changed <-chan struct{}
@@ -101,7 +84,7 @@ func (w *shardStream) run(ctx context.Context, st streamState) {
 		case <-ctx.Done():
 			return
 		case <-st.changed:
-			if st.phase != phaseLive {
+			if !st.stream.CanHandOver() {
 				w.fail(ctx, apierrors.NewResourceExpired("the shard selector changed before the watch reached a known resourceVersion: relist"))
 				return
 			}
@@ -121,38 +104,13 @@ func (w *shardStream) run(ctx context.Context, st streamState) {
 // outside the shard, and tracks the resourceVersion the reader reached. It
 // reports false when ctx ended.
 func (w *shardStream) forward(ctx context.Context, st *streamState, ev watch.Event) bool {
-	switch ev.Type {
-	case watch.Added, watch.Modified, watch.Deleted:
-		if isNilObject(ev.Object) {
-			break // the reader reports it
-		}
-		m, err := meta.Accessor(ev.Object)
-		if err != nil {
-			break
-		}
-		if st.phase == phaseLive {
-			st.resourceVersion = m.GetResourceVersion()
-		}
-		if !st.filter.matches(ev.Object) {
-			w.owner.observe(ctx, true)
-			return true
-		}
-	case watch.Bookmark:
-		if isNilObject(ev.Object) {
-			break
-		}
-		m, err := meta.Accessor(ev.Object)
-		if err != nil {
-			break
-		}
-		switch {
-		case st.phase == phaseInitialList && isInitialEventsEndBookmark(m):
-			// The reader now holds the shard's state at this bookmark.
-			st.phase, st.resourceVersion = phaseLive, m.GetResourceVersion()
-			w.owner.setHeld(st.filter.set)
-		case st.phase == phaseLive:
-			st.resourceVersion = m.GetResourceVersion()
-		}
+	forward, held := st.stream.Event(ev)
+	if !forward {
+		w.owner.observe(ctx, true)
+		return true
+	}
+	if held {
+		w.owner.setHeld(st.stream.Filter().Set())
 	}
 	return w.send(ctx, ev)
 }

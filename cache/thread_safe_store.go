@@ -2,12 +2,13 @@ package cache
 
 import (
 	"errors"
-	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
 
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+
+	"github.com/informer-go/informer/cache/internal/store"
 )
 
 // ThreadSafeStore is a map from caller-supplied keys to objects, with
@@ -109,7 +110,7 @@ func NewThreadSafeStore(indexers Indexers, indices Indices, opts ...ThreadSafeSt
 }
 
 func newThreadSafeMap(indexers Indexers, opts ...ThreadSafeStoreOption) *threadSafeMap {
-	usable := make(Indexers, len(indexers))
+	usable := make(map[string]store.IndexFunc, len(indexers))
 	for name, fn := range indexers {
 		if fn == nil {
 			utilruntime.HandleError(errors.New("index function " + strconv.Quote(name) + " is nil, the index is left out"))
@@ -117,11 +118,8 @@ func newThreadSafeMap(indexers Indexers, opts ...ThreadSafeStoreOption) *threadS
 		}
 		usable[name] = fn
 	}
-	set, _ := emptyIndexSet.with(usable) // cannot fail: no conflicts, no nil function
-	c := &threadSafeMap{
-		items: newObjectTable(0),
-		index: newStoreIndex(set, 0),
-	}
+	set, _ := store.NewIndexSet(usable) // cannot fail: no nil function
+	c := &threadSafeMap{contents: store.New(set, 0)}
 	c.indexSet.Store(set)
 	for _, opt := range opts {
 		if opt != nil {
@@ -136,25 +134,21 @@ func newThreadSafeMap(indexers Indexers, opts ...ThreadSafeStoreOption) *threadS
 
 var _ ThreadSafeStoreWithTransaction = (*threadSafeMap)(nil)
 
-// errNilObject refuses to store a nil object: it could not be told apart from
-// a missing one and index functions would be called with nil.
-var errNilObject = errors.New("cannot store a nil object")
-
 // threadSafeMap implements ThreadSafeStoreWithTransaction: one RWMutex around
-// the items, their indexes and the resource version. The items are an
-// [objectTable], whose ids the indexes hold.
+// the objects with their indexes ([store.Contents], which does the
+// bookkeeping) and the resource version.
 //
 // Writers compute the indexed values of an object before taking the lock,
-// from the current indexSet; under the lock they recompute only if
+// from the current index set; under the lock they recompute only if
 // AddIndexers changed the set meanwhile. A failing index function therefore
 // refuses the write before anything is modified.
 type threadSafeMap struct {
-	lock  sync.RWMutex
-	items *objectTable // guarded by lock; never holds a nil value
-	// index is guarded by lock; it indexes exactly the ids of items.
-	index *storeIndex
-	// indexSet is index.set, readable without the lock; stored under lock.
-	indexSet atomic.Pointer[indexSet]
+	lock sync.RWMutex
+	// contents is guarded by lock. Replace swaps in new contents.
+	contents *store.Contents
+	// indexSet is contents.IndexSet(), readable without the lock; stored
+	// under lock.
+	indexSet atomic.Pointer[store.IndexSet]
 	// rv is guarded by lock: the store's resource version.
 	rv string
 
@@ -164,7 +158,7 @@ type threadSafeMap struct {
 // keyedValues is one prepared write: the indexed values of an object computed
 // with a given index set.
 type keyedValues struct {
-	set    *indexSet
+	set    *store.IndexSet
 	values [][]string
 }
 
@@ -172,24 +166,25 @@ type keyedValues struct {
 // is scratch space for the result.
 func (c *threadSafeMap) prepare(key string, obj any, buf [][]string) (keyedValues, error) {
 	if obj == nil {
-		return keyedValues{}, &nilItemError{key: key}
+		return keyedValues{}, &store.NilItemError{Key: key}
 	}
 	set := c.indexSet.Load()
-	values, err := set.compute(key, obj, 0, buf[:0])
+	values, err := set.Compute(key, obj, 0, buf[:0])
 	return keyedValues{set: set, values: values}, err
 }
 
 // refreshLocked returns p, recomputed if the index set changed since it was
 // prepared.
 func (c *threadSafeMap) refreshLocked(key string, obj any, p keyedValues) (keyedValues, error) {
-	if p.set == c.index.set {
+	set := c.contents.IndexSet()
+	if p.set == set {
 		return p, nil
 	}
-	values, err := c.index.set.compute(key, obj, len(p.set.names), p.values)
+	values, err := set.Compute(key, obj, p.set.Len(), p.values)
 	if err != nil {
 		return p, err
 	}
-	return keyedValues{set: c.index.set, values: values}, nil
+	return keyedValues{set: set, values: values}, nil
 }
 
 // Add is Update.
@@ -232,8 +227,7 @@ func (c *threadSafeMap) commit(key string, obj any, p keyedValues) (old any, exi
 	if err != nil {
 		return nil, false, err
 	}
-	id, old, existed := c.items.put(key, obj)
-	c.index.update(id, p.values)
+	old, existed = c.contents.Put(key, obj, p.values)
 	if hasRV {
 		c.setRVLocked(rv)
 	}
@@ -253,19 +247,10 @@ func (c *threadSafeMap) DeleteWithObject(key string, obj any) {
 	}
 	c.lock.Lock()
 	defer c.lock.Unlock()
-	c.deleteLocked(key)
+	c.contents.Delete(key)
 	if hasRV {
 		c.setRVLocked(rv)
 	}
-}
-
-// deleteLocked removes key and returns what it held.
-func (c *threadSafeMap) deleteLocked(key string) (old any, existed bool) {
-	id, old, existed := c.items.remove(key)
-	if existed {
-		c.index.remove(id)
-	}
-	return old, existed
 }
 
 // Transaction applies txns in order under one lock. Writes that cannot be
@@ -311,7 +296,7 @@ func (c *threadSafeMap) transact(txns []ThreadSafeStoreTransaction, priors []sto
 		errs[i] = err
 	}
 	set := c.indexSet.Load()
-	k := len(set.names)
+	k := set.Len()
 	prepared := make([][][]string, len(txns)) // the index values of each write
 	var flat [][]string                       // their storage, k per write
 	if k > 0 {
@@ -323,10 +308,10 @@ func (c *threadSafeMap) transact(txns []ThreadSafeStoreTransaction, priors []sto
 		case TransactionTypeAdd, TransactionTypeUpdate:
 			puts++
 			if txn.Object == nil {
-				fail(i, &nilItemError{key: txn.Key})
+				fail(i, &store.NilItemError{Key: txn.Key})
 				continue
 			}
-			values, err := set.compute(txn.Key, txn.Object, 0, flat[len(flat):len(flat):len(flat)+k])
+			values, err := set.Compute(txn.Key, txn.Object, 0, flat[len(flat):len(flat):len(flat)+k])
 			if err != nil {
 				fail(i, err)
 				continue
@@ -341,9 +326,9 @@ func (c *threadSafeMap) transact(txns []ThreadSafeStoreTransaction, priors []sto
 
 	c.lock.Lock()
 	defer c.lock.Unlock()
-	if puts > c.items.len() {
+	if puts > c.contents.Len() {
 		// Mostly new keys (a first list): size the table once.
-		c.reserveLocked(puts)
+		c.contents.Reserve(puts)
 	}
 	last := -1
 	for i, txn := range txns {
@@ -352,16 +337,14 @@ func (c *threadSafeMap) transact(txns []ThreadSafeStoreTransaction, priors []sto
 		}
 		var prior storedState
 		if txn.Type == TransactionTypeDelete {
-			prior.obj, prior.existed = c.deleteLocked(txn.Key)
+			prior.obj, prior.existed = c.contents.Delete(txn.Key)
 		} else {
 			p, err := c.refreshLocked(txn.Key, txn.Object, keyedValues{set: set, values: prepared[i]})
 			if err != nil {
 				fail(i, err)
 				continue
 			}
-			var id uint32
-			id, prior.obj, prior.existed = c.items.put(txn.Key, txn.Object)
-			c.index.update(id, p.values)
+			prior.obj, prior.existed = c.contents.Put(txn.Key, txn.Object, p.values)
 		}
 		if priors != nil {
 			priors[i] = prior
@@ -376,57 +359,39 @@ func (c *threadSafeMap) transact(txns []ThreadSafeStoreTransaction, priors []sto
 	return errs
 }
 
-// reserveLocked makes room for n objects in all.
-func (c *threadSafeMap) reserveLocked(n int) {
-	c.items.reserve(n)
-	c.index.reserve(n)
-}
-
 // Get returns the object stored under key. It does not allocate.
 func (c *threadSafeMap) Get(key string) (item any, exists bool) {
 	c.lock.RLock()
 	defer c.lock.RUnlock()
-	return c.items.get(key)
+	return c.contents.Get(key)
 }
 
 // getBytes is Get with the key given as bytes; the lookup does not allocate.
 func (c *threadSafeMap) getBytes(key []byte) (item any, exists bool) {
 	c.lock.RLock()
 	defer c.lock.RUnlock()
-	id, ok := c.items.lookupBytes(key)
-	if !ok {
-		return nil, false
-	}
-	return c.items.at(id).obj, true
+	return c.contents.GetBytes(key)
 }
 
 // List returns every object.
 func (c *threadSafeMap) List() []any {
 	c.lock.RLock()
 	defer c.lock.RUnlock()
-	list := make([]any, 0, c.items.len())
-	for _, e := range c.items.all {
-		list = append(list, e.obj)
-	}
-	return list
+	return c.contents.List()
 }
 
 // len returns the number of stored objects.
 func (c *threadSafeMap) len() int {
 	c.lock.RLock()
 	defer c.lock.RUnlock()
-	return c.items.len()
+	return c.contents.Len()
 }
 
 // ListKeys returns every key.
 func (c *threadSafeMap) ListKeys() []string {
 	c.lock.RLock()
 	defer c.lock.RUnlock()
-	keys := make([]string, 0, c.items.len())
-	for id := range c.items.all {
-		keys = append(keys, c.items.keyAt(id))
-	}
-	return keys
+	return c.contents.Keys()
 }
 
 // Replace swaps in items. A refused replace is reported to HandleError.
@@ -466,19 +431,18 @@ func (c *threadSafeMap) replaceList(keys []string, objs []any, resourceVersion s
 // not blocked while that runs.
 func (c *threadSafeMap) replaceWith(n int, items func(yield func(string, any) bool), resourceVersion string) error {
 	set := c.indexSet.Load()
-	table, idx, err := buildContents(set, n, items)
+	contents, err := store.Build(set, n, items)
 	if err != nil {
 		return err
 	}
 	c.lock.Lock()
 	defer c.lock.Unlock()
-	if set != c.index.set {
-		if table, idx, err = buildContents(c.index.set, n, items); err != nil {
+	if set != c.contents.IndexSet() {
+		if contents, err = store.Build(c.contents.IndexSet(), n, items); err != nil {
 			return err
 		}
 	}
-	c.items = table
-	c.index = idx
+	c.contents = contents
 	c.setRVLocked(resourceVersion)
 	return nil
 }
@@ -505,22 +469,21 @@ func (c *threadSafeMap) fill(keys []string, objs []any) error {
 		}
 	}
 	set := c.indexSet.Load()
-	table, idx, err := buildContents(set, len(keys), items)
+	contents, err := store.Build(set, len(keys), items)
 	if err != nil {
 		return err
 	}
 	c.lock.Lock()
 	defer c.lock.Unlock()
-	if c.items.len() != 0 {
+	if c.contents.Len() != 0 {
 		return errStoreNotEmpty
 	}
-	if set != c.index.set {
-		if table, idx, err = buildContents(c.index.set, len(keys), items); err != nil {
+	if set != c.contents.IndexSet() {
+		if contents, err = store.Build(c.contents.IndexSet(), len(keys), items); err != nil {
 			return err
 		}
 	}
-	c.items = table
-	c.index = idx
+	c.contents = contents
 	if len(objs) > 0 {
 		if rv, ok := rvFromObject(objs[len(objs)-1]); ok {
 			c.setRVLocked(rv)
@@ -529,148 +492,66 @@ func (c *threadSafeMap) fill(keys []string, objs []any) error {
 	return nil
 }
 
-// buildContents stores the items in a new table, sized for n, and indexes
-// them with set. Of a key given twice, the last object counts: an earlier
-// one can neither fail an index function nor be nil without consequence.
-func buildContents(set *indexSet, n int, items func(yield func(string, any) bool)) (*objectTable, *storeIndex, error) {
-	table := newObjectTable(n)
-	var nilKeys map[string]struct{} // keys whose last object is nil
-	for key, obj := range items {
-		if obj == nil {
-			if nilKeys == nil {
-				nilKeys = map[string]struct{}{}
-			}
-			nilKeys[key] = struct{}{}
-			table.remove(key)
-			continue
-		}
-		if nilKeys != nil {
-			delete(nilKeys, key)
-		}
-		table.put(key, obj)
-	}
-	for key := range nilKeys {
-		return nil, nil, &nilItemError{key: key}
-	}
-	idx := newStoreIndex(set, n)
-	if len(set.names) == 0 {
-		return table, idx, nil
-	}
-	var buf [4][]string
-	var err error
-	for id, e := range table.all {
-		var values [][]string
-		if values, err = set.compute(table.keyAt(id), e.obj, 0, buf[:0]); err != nil {
-			break
-		}
-		idx.update(id, values)
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	return table, idx, nil
-}
-
 // Index returns the objects sharing an indexed value with obj.
 func (c *threadSafeMap) Index(indexName string, obj any) ([]any, error) {
-	set := c.indexSet.Load()
-	pos, ok := set.positions[indexName]
-	if !ok {
-		return nil, errIndexNotFound(indexName)
-	}
-	values, err := set.funcs[pos](obj)
+	values, err := c.indexSet.Load().Values(indexName, obj)
 	if err != nil {
 		return nil, err
 	}
 	c.lock.RLock()
 	defer c.lock.RUnlock()
-	var list []any
-	err = c.index.idsByValues(indexName, values, func(id uint32) bool {
-		list = append(list, c.items.at(id).obj)
-		return true
-	})
-	if err != nil {
-		return nil, err
-	}
-	if list == nil {
-		list = []any{}
-	}
-	return list, nil
+	return c.contents.ByValues(indexName, values)
 }
 
 // ByIndex returns the objects indexed under indexedValue.
 func (c *threadSafeMap) ByIndex(indexName, indexedValue string) ([]any, error) {
 	c.lock.RLock()
 	defer c.lock.RUnlock()
-	b, err := c.index.bucketOf(indexName, indexedValue)
-	if err != nil {
-		return nil, err
-	}
-	if b == nil {
-		return []any{}, nil
-	}
-	list := make([]any, 0, b.ids.len())
-	for id := range b.ids.all {
-		list = append(list, c.items.at(id).obj)
-	}
-	return list, nil
+	return c.contents.ByIndex(indexName, indexedValue)
 }
 
 // IndexKeys returns the sorted keys indexed under indexedValue.
 func (c *threadSafeMap) IndexKeys(indexName, indexedValue string) ([]string, error) {
 	c.lock.RLock()
 	defer c.lock.RUnlock()
-	b, err := c.index.bucketOf(indexName, indexedValue)
-	if err != nil {
-		return nil, err
-	}
-	if b == nil {
-		return []string{}, nil
-	}
-	keys := make([]string, 0, b.ids.len())
-	for id := range b.ids.all {
-		keys = append(keys, c.items.keyAt(id))
-	}
-	slices.Sort(keys)
-	return keys, nil
+	return c.contents.IndexKeys(indexName, indexedValue)
 }
 
 // ListIndexFuncValues returns the values present in the named index.
 func (c *threadSafeMap) ListIndexFuncValues(indexName string) []string {
 	c.lock.RLock()
 	defer c.lock.RUnlock()
-	return c.index.indexedValues(indexName)
+	return c.contents.IndexValues(indexName)
 }
 
 // GetIndexers returns a copy of the index functions. Unlike client-go, which
 // hands out its live map, the result is the caller's to modify.
 func (c *threadSafeMap) GetIndexers() Indexers {
-	return c.indexSet.Load().indexers()
+	set := c.indexSet.Load()
+	out := make(Indexers, set.Len())
+	for name, fn := range set.All {
+		out[name] = fn
+	}
+	return out
 }
 
 // AddIndexers adds indexes and indexes the stored objects with them. It
 // fails, changing nothing, on a name conflict, a nil function, or an index
 // function failing on a stored object.
 func (c *threadSafeMap) AddIndexers(newIndexers Indexers) error {
+	added := make(map[string]store.IndexFunc, len(newIndexers))
+	for name, fn := range newIndexers {
+		added[name] = fn
+	}
 	c.lock.Lock()
 	defer c.lock.Unlock()
-	set, err := c.index.set.with(newIndexers)
+	set, err := c.contents.IndexSet().With(added)
 	if err != nil {
 		return err
 	}
-	if set == c.index.set {
-		return nil
+	if err := c.contents.AddIndexes(set); err != nil {
+		return err
 	}
-	first := len(c.index.set.names)
-	added := make(map[uint32][][]string, c.items.len())
-	for id, e := range c.items.all {
-		values, err := set.compute(c.items.keyAt(id), e.obj, first, nil)
-		if err != nil {
-			return err
-		}
-		added[id] = values
-	}
-	c.index.extend(set, added)
 	c.indexSet.Store(set)
 	return nil
 }
@@ -722,17 +603,6 @@ func parseRVForMetricsWithTruncation(rv string) (int64, error) {
 	}
 	return strconv.ParseInt(rv, 10, 64)
 }
-
-// nilItemError refuses to store a nil object under key.
-type nilItemError struct{ key string }
-
-// Error names the key.
-func (e *nilItemError) Error() string {
-	return "cannot store a nil object under key " + strconv.Quote(e.key)
-}
-
-// Unwrap returns errNilObject.
-func (e *nilItemError) Unwrap() error { return errNilObject }
 
 // unknownTransactionTypeError refuses a transaction of an unknown type.
 type unknownTransactionTypeError struct{ typ TransactionType }

@@ -11,6 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/informer-go/informer/cache/internal/store"
 )
 
 func TestThreadSafeStoreResourceVersion(t *testing.T) {
@@ -173,7 +175,7 @@ func TestThreadSafeStoreRefusedWriteChangesNothing(t *testing.T) {
 		{
 			name:    "update to nil",
 			write:   func(s ThreadSafeStoreWithTransaction) { s.Update("ns/a", nil) },
-			wantErr: errNilObject,
+			wantErr: store.ErrNilObject,
 		},
 		{
 			name:    "update to an object without metadata",
@@ -190,7 +192,7 @@ func TestThreadSafeStoreRefusedWriteChangesNothing(t *testing.T) {
 		{
 			name:    "replace with a nil object",
 			write:   func(s ThreadSafeStoreWithTransaction) { s.Replace(map[string]any{"ns/a": nil}, "9") },
-			wantErr: errNilObject,
+			wantErr: store.ErrNilObject,
 		},
 		{
 			name: "transaction of refused writes",

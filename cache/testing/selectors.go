@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/sharding"
 
-	"github.com/informer-go/informer/internal/shardselector"
+	"github.com/informer-go/informer/cache/internal/shard"
 )
 
 // Field selector labels every resource supports.
@@ -62,7 +62,7 @@ func (s *Server[T]) newFilter(namespace string, opts metav1.ListOptions) (filter
 	}
 	f.selective = !f.labels.Empty() || !f.fields.Empty()
 	if opts.ShardSelector != "" && !s.cfg.ignoreShards {
-		sel, err := shardselector.Parse(opts.ShardSelector)
+		sel, err := shard.Parse(opts.ShardSelector)
 		if err != nil {
 			return filter{}, newInvalidShardSelector(err)
 		}

@@ -15,8 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/informer-go/informer/cache/internal/shard"
 	framework "github.com/informer-go/informer/cache/testing"
-	"github.com/informer-go/informer/internal/shardselector"
 )
 
 // FuzzServerAgainstModel applies random writes to a server and to a naive
@@ -291,7 +291,7 @@ func (r fuzzedRequest) selects(t *testing.T, o *pom) bool {
 	if r.opts.ShardSelector == "" {
 		return true
 	}
-	ss, err := shardselector.Parse(r.opts.ShardSelector)
+	ss, err := shard.Parse(r.opts.ShardSelector)
 	if err != nil {
 		t.Fatalf("the server accepted shard selector %q: %v", r.opts.ShardSelector, err)
 	}

@@ -1,4 +1,4 @@
-package cache
+package store
 
 import (
 	"hash/maphash"
@@ -7,7 +7,8 @@ import (
 
 // objectTable maps keys to objects, and gives every stored key a small
 // integer id that stays the same while the key is stored. It is pure
-// bookkeeping, with no locking: [threadSafeMap] serializes access.
+// bookkeeping, with no locking: [Contents] uses it, its callers serialize
+// access.
 //
 // The objects sit in one slice indexed by id, and the keys are found through
 // an open-addressing table (linear probing, at most 13/16 full, sized to
@@ -62,8 +63,8 @@ const (
 
 // newObjectTable returns an empty table with room for n keys before it
 // grows.
-func newObjectTable(n int) *objectTable {
-	t := &objectTable{seed: maphash.MakeSeed()}
+func newObjectTable(n int) objectTable {
+	t := objectTable{seed: maphash.MakeSeed()}
 	if n > 0 {
 		t.slots = make([]tableSlot, slotsFor(n))
 		t.entries = make([]tableEntry, 0, n)
@@ -136,40 +137,31 @@ func (t *objectTable) find(key string, h uint32) int {
 	}
 }
 
-// lookup returns the id of key.
-func (t *objectTable) lookup(key string) (id uint32, ok bool) {
-	i := t.find(key, t.hash(key))
-	if i < 0 {
-		return 0, false
-	}
-	return t.slots[i].id(), true
-}
-
-// lookupBytes is lookup with the key given as bytes; it does not allocate.
-func (t *objectTable) lookupBytes(key []byte) (id uint32, ok bool) {
+// getBytes is get with the key given as bytes; it does not allocate.
+func (t *objectTable) getBytes(key []byte) (obj any, ok bool) {
 	if len(t.slots) == 0 {
-		return 0, false
+		return nil, false
 	}
 	h := uint32(maphash.Bytes(t.seed, key))
 	tag := uint64(h) << 32
 	for i := t.home(h); ; i = t.next(i) {
 		s := &t.slots[i]
 		if s.hashID == 0 {
-			return 0, false
+			return nil, false
 		}
 		if s.hashID&^0xffffffff == tag && s.key == string(key) {
-			return s.id(), true
+			return t.entries[s.id()].obj, true
 		}
 	}
 }
 
 // get returns the object of key.
 func (t *objectTable) get(key string) (obj any, ok bool) {
-	id, ok := t.lookup(key)
-	if !ok {
+	i := t.find(key, t.hash(key))
+	if i < 0 {
 		return nil, false
 	}
-	return t.entries[id].obj, true
+	return t.entries[t.slots[i].id()].obj, true
 }
 
 // at returns the entry of id, which must be stored.

@@ -1,4 +1,4 @@
-package shardselector
+package shard
 
 import (
 	"strings"

@@ -1,4 +1,4 @@
-package cache
+package store
 
 import (
 	"errors"
@@ -25,9 +25,8 @@ func (t *objectTable) check() error {
 		}
 		live++
 		key := t.keyAt(uint32(id))
-		got, ok := t.lookup(key)
-		if !ok || got != uint32(id) {
-			errs = append(errs, fmt.Errorf("lookup(%q) = %d, %v; want %d", key, got, ok, id))
+		if i := t.find(key, t.hash(key)); i < 0 || t.slots[i].id() != uint32(id) {
+			errs = append(errs, fmt.Errorf("find(%q) = slot %d; want the slot of id %d", key, i, id))
 		}
 	}
 	for i, s := range t.slots {
@@ -163,12 +162,12 @@ func TestObjectTableMatchesMap(t *testing.T) {
 				if got, ok := table.get(key); !ok || got != want {
 					t.Errorf("get(%q) = %v, %v; want %v", key, got, ok, want)
 				}
-				if id, ok := table.lookupBytes([]byte(key)); !ok || table.at(id).obj != want {
-					t.Errorf("lookupBytes(%q) found %v", key, ok)
+				if got, ok := table.getBytes([]byte(key)); !ok || got != want {
+					t.Errorf("getBytes(%q) = %v, %v; want %v", key, got, ok, want)
 				}
 			}
-			if _, ok := table.lookupBytes([]byte("absent")); ok {
-				t.Error("lookupBytes found an absent key")
+			if _, ok := table.getBytes([]byte("absent")); ok {
+				t.Error("getBytes found an absent key")
 			}
 		})
 	}
