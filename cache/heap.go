@@ -51,18 +51,7 @@ func NewHeap(keyFn KeyFunc, lessFn LessFunc) *Heap {
 // its new place in the order. It fails on a closed heap, and with a
 // [KeyError]; either way the heap is unchanged.
 func (h *Heap) Add(obj any) error {
-	key, err := h.keyFunc(obj)
-	if err != nil {
-		return KeyError{obj, err}
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.closed {
-		return errHeapClosed
-	}
-	h.data.set(key, obj)
-	h.cond.Broadcast()
-	return nil
+	return h.BulkAdd([]any{obj})
 }
 
 // Update is the same as Add.
@@ -82,14 +71,22 @@ func (h *Heap) BulkAdd(list []any) error {
 		}
 		keys[i] = key
 	}
+	return h.writeOpen(func() {
+		for i, key := range keys {
+			h.data.set(key, list[i])
+		}
+	})
+}
+
+// writeOpen runs write with the heap locked and wakes Pop, unless the heap is
+// closed: then it returns errHeapClosed and writes nothing.
+func (h *Heap) writeOpen(write func()) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
 		return errHeapClosed
 	}
-	for i, key := range keys {
-		h.data.set(key, list[i])
-	}
+	write()
 	h.cond.Broadcast()
 	return nil
 }
@@ -103,16 +100,11 @@ func (h *Heap) AddIfNotPresent(obj any) error {
 	if err != nil {
 		return KeyError{obj, err}
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.closed {
-		return errHeapClosed
-	}
-	if _, exists := h.data.entries[key]; !exists {
-		heap.Push(&h.data, &heapEntry{key: key, obj: obj})
-	}
-	h.cond.Broadcast()
-	return nil
+	return h.writeOpen(func() {
+		if _, exists := h.data.entries[key]; !exists {
+			heap.Push(&h.data, &heapEntry{key: key, obj: obj})
+		}
+	})
 }
 
 // Delete removes the object with obj's key. It returns an error "object not
