@@ -171,11 +171,13 @@
 //	                             handler, and a relist of the most recent state follows
 //	                             after a backoff delay. Logged at verbosity 2. An answer
 //	                             to a request for "" is taken as it is.
-//	streaming lists closed       Retried after a backoff delay; after three attempts in a
-//	before their end bookmark    cycle, a paginated list. Logged at verbosity 2.
+//	streaming lists closed       Retried after a backoff delay; the third attempt in a
+//	before their end bookmark    cycle is followed, after its delay, by a paginated list.
+//	                             Logged at verbosity 2.
 //	streaming lists answering    Retried at once from "" if it asked for another version,
-//	410 Gone                     else after a backoff delay; after three attempts in a
-//	                             cycle, a paginated list from "".
+//	410 Gone                     else after a backoff delay; the third attempt in a cycle
+//	                             is followed (after its delay, if any) by a paginated
+//	                             list from "".
 //	ListerWatcher that panics    A panic of List or Watch is recovered and fails the call
 //	                             like an error carrying the panic value: a streaming
 //	                             list falls back at once; a list or watch goes to the

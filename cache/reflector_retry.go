@@ -190,9 +190,10 @@ const (
 	// returned (and reaches the WatchErrorHandler); that of a watch that
 	// ended is not.
 	actionRelist
-	// actionRelistNow: list at once, in the same cycle. After a failed
-	// list that is its one retry (a second failure ends the cycle); after
-	// a failed streaming list, a paginated list instead.
+	// actionRelistNow: list in the same cycle, at once or, with
+	// backOffFirst, after a backoff delay. After a failed list that is its
+	// one retry (a second failure ends the cycle); after a failed streaming
+	// list, a paginated list instead.
 	actionRelistNow
 	// actionRewatch: open the watch, or the streaming list, again at once
 	// from the last resource version.
@@ -228,11 +229,17 @@ type retryDecision struct {
 	// stopStreaming: the server cannot stream lists (it ignored the
 	// request, or a stream stalled); lists are paginated from now on.
 	stopStreaming bool
-	// onClock: the backoff delay of actionRewatchAfterBackoff passes on
-	// the reflector's clock, as client-go's retries of throttled and
-	// refused requests do. Other backoff delays, which client-go waits in
-	// real time or does not have, pass in real time (see
-	// [ReflectorOptions.Clock]).
+	// backOffFirst: actionRelistNow waits a backoff delay first. The last
+	// streaming-list attempt that would have been retried after a delay
+	// waits it before the paginated list, so that a run of failures costs
+	// one delay per attempt, as in client-go (which lists after a failed
+	// streaming list and ends the cycle when its watch then fails).
+	backOffFirst bool
+	// onClock: the backoff delay (of actionRewatchAfterBackoff, or before
+	// actionRelistNow with backOffFirst) passes on the reflector's clock,
+	// as client-go's retries of throttled and refused requests do. Other
+	// backoff delays, which client-go waits in real time or does not have,
+	// pass in real time (see [ReflectorOptions.Clock]).
 	onClock bool
 }
 
@@ -278,8 +285,9 @@ type failure struct {
 //     for it ("") (an invalid version the server was asked for as "" lists
 //     instead); throttled or refused requests, streams closed before their
 //     bookmark and streams that outlived their timeout are streamed again
-//     after a backoff delay; anything else, and the last of
-//     maxWatchListAttempts attempts, lists at once.
+//     after a backoff delay; anything else lists at once. The last of
+//     maxWatchListAttempts attempts lists instead of streaming again, after
+//     the delay the retry would have waited, if any.
 //   - watch start: throttled or refused requests are made again after a
 //     backoff delay; anything else ends the cycle, from the most recent
 //     state after a refusal of a version other than "".
@@ -343,7 +351,12 @@ func (f failure) decideStreamingList() retryDecision {
 		return retryDecision{action: actionRelistNow}
 	}
 	if f.attempt >= maxWatchListAttempts {
-		return retryDecision{action: actionRelistNow, fromMostRecent: d.fromMostRecent}
+		return retryDecision{
+			action:         actionRelistNow,
+			fromMostRecent: d.fromMostRecent,
+			backOffFirst:   d.action == actionRewatchAfterBackoff,
+			onClock:        d.onClock,
+		}
 	}
 	return d
 }

@@ -20,12 +20,15 @@ func (w fixedWindow) ShouldRetry() bool { return bool(w) }
 // depends on more than the kind has a column per case.
 func TestReflectorRetryPolicy(t *testing.T) {
 	var (
-		stop       = retryDecision{action: actionStop}
-		relist     = retryDecision{action: actionRelist}
-		relistNow  = retryDecision{action: actionRelistNow}
-		rewatch    = retryDecision{action: actionRewatch}
-		backoff    = retryDecision{action: actionRewatchAfterBackoff}
-		backoffClk = retryDecision{action: actionRewatchAfterBackoff, onClock: true}
+		stop      = retryDecision{action: actionStop}
+		relist    = retryDecision{action: actionRelist}
+		relistNow = retryDecision{action: actionRelistNow}
+		// relistLater lists after the delay a retry would have waited.
+		relistLater    = retryDecision{action: actionRelistNow, backOffFirst: true}
+		relistLaterClk = retryDecision{action: actionRelistNow, backOffFirst: true, onClock: true}
+		rewatch        = retryDecision{action: actionRewatch}
+		backoff        = retryDecision{action: actionRewatchAfterBackoff}
+		backoffClk     = retryDecision{action: actionRewatchAfterBackoff, onClock: true}
 		// fresh makes d read the most recent state next.
 		fresh = func(d retryDecision) retryDecision { d.fromMostRecent = true; return d }
 		// noStreaming lists at once and abandons streaming lists.
@@ -67,7 +70,7 @@ func TestReflectorRetryPolicy(t *testing.T) {
 	}, {
 		kind: failureOutlivedTimeout, errs: []error{errWatchOutlivedTimeout},
 		relist: RelistError, restart: WatchRestartTimeout,
-		decisions: []retryDecision{relist, relist, backoff, backoff, relistNow, relist, relist, rewatch, rewatch},
+		decisions: []retryDecision{relist, relist, backoff, backoff, relistLater, relist, relist, rewatch, rewatch},
 	}, {
 		kind: failureStalled, errs: []error{errWatchListStalled},
 		relist: RelistError, restart: WatchRestartError,
@@ -79,7 +82,7 @@ func TestReflectorRetryPolicy(t *testing.T) {
 	}, {
 		kind: failureClosedEarly, errs: []error{errWatchListClosedEarly},
 		relist: RelistError, restart: WatchRestartError,
-		decisions: []retryDecision{relist, relist, backoff, backoff, relistNow, relist, relist, relist, relist},
+		decisions: []retryDecision{relist, relist, backoff, backoff, relistLater, relist, relist, relist, relist},
 	}, {
 		kind: failureExpired, errs: []error{errExpired, errGone, fmt.Errorf("list pods: %w", errExpired)},
 		relist: RelistExpired, restart: WatchRestartExpired,
@@ -105,11 +108,11 @@ func TestReflectorRetryPolicy(t *testing.T) {
 	}, {
 		kind: failureThrottled, errs: []error{errTooMany},
 		relist: RelistError, restart: WatchRestartThrottled,
-		decisions: []retryDecision{relist, relist, backoffClk, backoffClk, relistNow, backoffClk, backoffClk, backoffClk, backoffClk},
+		decisions: []retryDecision{relist, relist, backoffClk, backoffClk, relistLaterClk, backoffClk, backoffClk, backoffClk, backoffClk},
 	}, {
 		kind: failureConnectionRefused, errs: []error{errConnRefused},
 		relist: RelistError, restart: WatchRestartError,
-		decisions: []retryDecision{relist, relist, backoffClk, backoffClk, relistNow, backoffClk, backoffClk, relist, relist},
+		decisions: []retryDecision{relist, relist, backoffClk, backoffClk, relistLaterClk, backoffClk, backoffClk, relist, relist},
 	}, {
 		kind: failureInternal, errs: []error{errInternal},
 		relist: RelistError, restart: WatchRestartError,

@@ -78,6 +78,12 @@ func secondBackoffGap(after int) gapCheck {
 	return gapCheck{after: after, min: 1600 * time.Millisecond, max: 3200 * time.Millisecond}
 }
 
+// thirdBackoffGap is the third delay of a backoff sequence: 3.2s
+// stretched by up to 2x.
+func thirdBackoffGap(after int) gapCheck {
+	return gapCheck{after: after, min: 3200 * time.Millisecond, max: 6400 * time.Millisecond}
+}
+
 // immediate says call after+1 followed call after without any delay.
 func immediate(after int) gapCheck { return gapCheck{after: after, min: 0, max: time.Nanosecond} }
 
@@ -549,7 +555,7 @@ func TestReflectorScenarios(t *testing.T) {
 			wantGaps:  []gapCheck{backoffGap(0)},
 		},
 		{
-			name:      "a streaming list closed before its bookmark three times falls back to a paginated list",
+			name:      "a streaming list closed before its bookmark three times falls back to a paginated list after the third delay",
 			watchList: true,
 			lists:     []step{{list: pomList("10", "", a)}},
 			watches: []step{
@@ -559,10 +565,10 @@ func TestReflectorScenarios(t *testing.T) {
 			},
 			wantCalls: []call{watchListCall(""), watchListCall(""), watchListCall(""), listCall("0", 500), watchCall("10")},
 			wantOps:   []string{"replace [ns/a@5]@10"},
-			wantGaps:  []gapCheck{backoffGap(0), secondBackoffGap(1), immediate(2)},
+			wantGaps:  []gapCheck{backoffGap(0), secondBackoffGap(1), thirdBackoffGap(2)},
 		},
 		{
-			name:      "a streaming list expired again from the most recent state backs off, then falls back to a paginated list",
+			name:      "a streaming list expired again from the most recent state backs off, then falls back to a paginated list after one more delay",
 			watchList: true,
 			lists:     []step{{list: pomList("12", "", a)}},
 			watches: []step{
@@ -573,7 +579,7 @@ func TestReflectorScenarios(t *testing.T) {
 			},
 			wantCalls: []call{watchListCall(""), watchListCall("10"), watchListCall(""), watchListCall(""), listCall("", 500), watchCall("12")},
 			wantOps:   []string{"replace [ns/a@5]@10", "replace [ns/a@5]@12"},
-			wantGaps:  []gapCheck{backoffGap(0), immediate(1), secondBackoffGap(2), immediate(3)},
+			wantGaps:  []gapCheck{backoffGap(0), immediate(1), secondBackoffGap(2), thirdBackoffGap(3)},
 		},
 		{
 			name:      "a throttled streaming list is retried after a backoff delay",

@@ -52,6 +52,9 @@ func (r *Reflector) watchList(ctx context.Context) (watch.Interface, error) {
 				return nil, nil
 			}
 		default:
+			if d.backOffFirst && !r.backOff(ctx, d.onClock) {
+				return nil, nil
+			}
 			return nil, fmt.Errorf("stream list of %s (attempt %d): %w", r.typeDescription, attempt, err)
 		}
 	}
