@@ -69,6 +69,12 @@ type InformerOptions struct {
 	// ([SetRunMetricsProvider]), if any. It is not part of client-go's
 	// API.
 	RunMetricsProvider RunMetricsProvider
+
+	// Memory, when not nil, selects how the store keeps its objects in
+	// memory (trimmed, shared, encoded); see [MemoryOptions]. Nil, the
+	// default, keeps them as decoded. Transform runs before it. It is not
+	// part of client-go's API.
+	Memory *MemoryOptions
 }
 
 // NewInformerWithOptions returns a store, kept in step with
@@ -80,7 +86,8 @@ type InformerOptions struct {
 // the notifications wrong. Nothing happens until the controller runs.
 func NewInformerWithOptions(options InformerOptions) (Store, Controller) {
 	metrics := WithStoreMetrics(options.Identifier, options.InformerMetricsProvider)
-	clientState := newCache(DeletionHandlingMetaNamespaceKeyFunc, options.Indexers, []StoreOption{metrics})
+	clientState, memory := newInformerCache(options.ObjectType, options.Indexers, []StoreOption{metrics}, options.Memory)
+	options.Transform = memory.transform(options.Transform, options.Indexers)
 	return clientState, newInformer(clientState, options)
 }
 

@@ -33,6 +33,40 @@
 // unique.Handle instead of Raw, already interned by apimachinery, which
 // Share leaves alone.
 //
+// # Structures
+//
+// With [Options.Structures], Share also replaces whole values deeply equal
+// to one already shared: the label map, owner references, tolerations,
+// container env and ports, probes and resource lists that the Pods of a
+// Deployment repeat are then one copy, not one per Pod. It is
+// hash-consing, bottom up, in a second walk of typed objects after their
+// strings are canonical: each pointer, slice (other than a byte slice) and
+// map, its own children done first, is looked up by the hash of its bytes
+// (a pointer's target, a slice's elements; a map's entries, in any order)
+// and its type, and replaced by the canonical copy when their bytes are
+// equal. Strings inside compare equal exactly when they are the same
+// canonical copy, and so do pointers, slices and maps, so the comparison
+// is exact, if strict: a value holding a string seen only once, or an
+// unexported pointer, is left alone. Values whose type holds an
+// interface, a channel or a function are left alone; so are unstructured
+// objects (their values are interfaces).
+//
+// As for strings, a value is admitted on its second sighting (the
+// doorkeeper's tags are shared), its canonical copy is the memory of the
+// object that showed it then, and the table refers to it weakly, with its
+// type: a copy never replaces a value of another type, so memory is never
+// read with another layout. A replaced slice gets its capacity cut to its
+// length, so that an append copies.
+//
+// The contract is the cache's: objects are never mutated once shared. A
+// caller that writes into a shared map, slice or struct changes every
+// object that shares it. Share writes only into the object it is given:
+// it descends into a value before replacing it, never into its
+// replacement. It must therefore run on objects fresh from the decoder;
+// sharing an object again is harmless in value, but may write into memory
+// other objects share (a child admitted since), which is a data race with
+// their readers.
+//
 // # The walk
 //
 // Share follows a per-type plan, built once by reflection and cached

@@ -44,6 +44,10 @@ func (w *walker) root(obj any) {
 		case reflect.Pointer:
 			if !v.IsNil() {
 				w.walk(v.UnsafePointer(), planOf(v.Type().Elem()), 0)
+				if w.t.structures {
+					w.visits = maxVisits
+					w.structures(v.UnsafePointer(), splanOf(v.Type().Elem()), 0)
+				}
 			}
 		case reflect.Map:
 			w.mapValue(v, 0)

@@ -1,0 +1,378 @@
+package share
+
+import (
+	"hash/maphash"
+	"reflect"
+	"sync"
+	"unsafe"
+	"weak"
+)
+
+// Structural sharing ([Options.Structures]) is hash-consing, bottom up:
+// once the strings of an object are canonical, each pointer, slice and map
+// of it, its own children done first, is replaced by a canonical copy of
+// an equal value of its type. A pointer's target and a slice's elements
+// are compared byte for byte: their strings are then equal exactly when
+// they point to the same canonical bytes, and their pointers, slices and
+// maps when they are the same canonical copy. The comparison is thus
+// exact (a value with a string that was not shared, or an unexported
+// pointer, compares unequal and is left alone), and costs one hash and one
+// memory comparison per value. Maps are compared entry by entry.
+
+// sopKind says what a structural op finds at its offset.
+type sopKind uint8
+
+const (
+	sopPtr       sopKind = iota // a pointer to a value of type elemType
+	sopSlice                    // a slice of values of type elemType
+	sopMapString                // a map whose underlying type is map[string]string
+	sopMap                      // any other map
+)
+
+// sop is one step of a structural plan.
+type sop struct {
+	kind sopKind
+	off  uintptr
+	typ  reflect.Type // the field's type: the key of its canonical copies
+	elem *splan       // sopPtr, sopSlice: the plan of the target or the elements; nil for none
+	size uintptr      // sopPtr, sopSlice: the size of the target or of one element
+}
+
+// splan is how to share the pointers, slices and maps of a value of one
+// type, the fields of nested structs flattened into it. Immutable once
+// published.
+type splan struct {
+	ops []sop
+}
+
+// splans caches the structural plan of every type seen: reflect.Type →
+// *splan, nil for a type with nothing to share.
+var splans sync.Map
+
+// splanOf returns the structural plan of t, nil when t holds no exported
+// pointer, slice or map.
+func splanOf(t reflect.Type) *splan {
+	return loadPlan(&splans, t, func(b *builder[splan]) *splan {
+		return (&splanBuilder{b}).plan(t)
+	})
+}
+
+// splanBuilder builds structural plans.
+type splanBuilder struct{ *builder[splan] }
+
+func (b *splanBuilder) plan(t reflect.Type) *splan {
+	return b.builder.plan(t, func(p *splan) bool {
+		p.ops = b.ops(t, 0, nil)
+		return len(p.ops) > 0
+	})
+}
+
+// ops appends the structural ops of a value of type t at offset off. Only
+// struct types have ops: the value itself is shared by its container.
+func (b *splanBuilder) ops(t reflect.Type, off uintptr, ops []sop) []sop {
+	if t.Kind() != reflect.Struct {
+		return ops
+	}
+	unique := uniqueFields[t]
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if contains(unique, f.Name) || !f.IsExported() && !(f.Anonymous && f.Type.Kind() == reflect.Struct) {
+			continue
+		}
+		if op, ok := b.fieldOp(f.Type, off+f.Offset); ok {
+			ops = append(ops, op)
+		} else if f.Type.Kind() == reflect.Struct {
+			ops = b.ops(f.Type, off+f.Offset, ops)
+		}
+	}
+	return ops
+}
+
+// fieldOp returns the op of a field of type t at offset off, if it is a
+// pointer, slice or map that can be shared.
+func (b *splanBuilder) fieldOp(t reflect.Type, off uintptr) (sop, bool) {
+	switch t.Kind() {
+	case reflect.Pointer:
+		e := t.Elem()
+		if e.Size() == 0 || !plainType(e) {
+			return sop{}, false
+		}
+		return sop{kind: sopPtr, off: off, typ: t, elem: b.plan(e), size: e.Size()}, true
+	case reflect.Slice:
+		e := t.Elem()
+		if e.Kind() == reflect.Uint8 || e.Size() == 0 || !plainType(e) {
+			return sop{}, false // byte slices are Options.Bytes'
+		}
+		return sop{kind: sopSlice, off: off, typ: t, elem: b.plan(e), size: e.Size()}, true
+	case reflect.Map:
+		if t.Key().Kind() == reflect.String && t.Elem().Kind() == reflect.String {
+			return sop{kind: sopMapString, off: off, typ: t}, true
+		}
+		if plainType(t.Key()) && plainType(t.Elem()) {
+			return sop{kind: sopMap, off: off, typ: t}, true
+		}
+	}
+	return sop{}, false
+}
+
+// plainType reports whether values of t can be compared byte for byte:
+// no interface, channel, function or unsafe pointer anywhere in the value
+// itself (pointers and slices compare by identity, which is exact, if
+// strict). A byte comparison of an interface would compare the identity
+// of its box, which is exact too, but interfaces hold values the walk
+// leaves alone, so sharing their containers would rarely succeed.
+func plainType(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Interface, reflect.Chan, reflect.Func, reflect.UnsafePointer:
+		return false
+	case reflect.Array:
+		return plainType(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if !plainType(t.Field(i).Type) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// structures shares the pointers, slices and maps reachable from the
+// value of plan p at ptr, children first. It writes only into memory that
+// the object being shared owns: it descends into a child before replacing
+// it, never into the canonical copy that replaces it.
+func (w *walker) structures(ptr unsafe.Pointer, p *splan, depth int) {
+	if p == nil || ptr == nil || depth >= maxDepth || w.visits <= 0 {
+		return
+	}
+	w.visits--
+	t := w.t
+	for i := range p.ops {
+		o := &p.ops[i]
+		fp := unsafe.Add(ptr, o.off)
+		switch o.kind {
+		case sopPtr:
+			q := *(*unsafe.Pointer)(fp)
+			if q == nil {
+				continue
+			}
+			w.structures(q, o.elem, depth+1)
+			if c := t.canonBlock(o.typ, q, o.size); c != q {
+				*(*unsafe.Pointer)(fp) = c
+			}
+		case sopSlice:
+			s := (*sliceHeader)(fp)
+			if s.len == 0 {
+				continue
+			}
+			if o.elem != nil {
+				for j := range s.len {
+					w.structures(unsafe.Add(s.data, uintptr(j)*o.size), o.elem, depth+1)
+				}
+			}
+			if c := t.canonBlock(o.typ, s.data, uintptr(s.len)*o.size); c != s.data {
+				s.data, s.cap = c, s.len
+			}
+		case sopMapString:
+			m := *(*map[string]string)(fp)
+			if c, ok := t.canonMapString(o.typ, m); ok {
+				*(*map[string]string)(fp) = c
+			}
+		case sopMap:
+			mp := (*unsafe.Pointer)(fp)
+			if c, ok := t.canonMap(o.typ, reflect.NewAt(o.typ, fp).Elem()); ok {
+				*mp = c
+			}
+		}
+	}
+}
+
+// sliceHeader is the layout of a slice.
+type sliceHeader struct {
+	data     unsafe.Pointer
+	len, cap int
+}
+
+// structDomain keeps the doorkeeper's tags of structures apart from those
+// of strings and byte slices.
+const structDomain = 0x6a09e667f3bcc909
+
+// typeHash returns a hash of the identity of t.
+func typeHash(t reflect.Type) uint64 {
+	return uint64(uintptr((*eface)(unsafe.Pointer(&t)).data)) * 0x9e3779b97f4a7c15
+}
+
+// canonBlock returns the canonical copy of the n bytes at p, values of the
+// pointer or slice type typ, or p itself when it is canonical, not
+// admitted yet, or collides with another live value.
+func (t *Table) canonBlock(typ reflect.Type, p unsafe.Pointer, n uintptr) unsafe.Pointer {
+	b := unsafe.Slice((*byte)(p), n)
+	h := maphash.Bytes(t.seed, b) ^ typeHash(typ) ^ structDomain
+	t.stats.Seen++
+	if c, ok := t.structs.get(h, typ, int(n)); ok {
+		if c == p {
+			t.stats.Canonical++
+			return p
+		}
+		if string(unsafe.Slice((*byte)(c), n)) == string(b) {
+			t.stats.Replaced++
+			return c
+		}
+		return p
+	}
+	if t.admit(h) {
+		t.structs.put(h, typ, int(n), weak.Make((*byte)(p)))
+	}
+	return p
+}
+
+// canonMapString returns the canonical copy of m, a map of type typ, and
+// true; or false when m is empty, canonical already, not admitted yet, or
+// collides with another live value. Its hash is over the identities of
+// its keys' and values' bytes, which are canonical when they are shared.
+func (t *Table) canonMapString(typ reflect.Type, m map[string]string) (map[string]string, bool) {
+	if len(m) == 0 {
+		return nil, false
+	}
+	var h uint64
+	for k, v := range m {
+		h += maphash.Comparable(t.seed, [4]uintptr{uintptr(unsafe.Pointer(unsafe.StringData(k))), uintptr(len(k)), uintptr(unsafe.Pointer(unsafe.StringData(v))), uintptr(len(v))})
+	}
+	h = maphash.Comparable(t.seed, h) ^ typeHash(typ) ^ structDomain
+	mp := *(*unsafe.Pointer)(unsafe.Pointer(&m))
+	t.stats.Seen++
+	if c, ok := t.structs.get(h, typ, len(m)); ok {
+		if c == mp {
+			t.stats.Canonical++
+			return nil, false
+		}
+		cm := *(*map[string]string)(unsafe.Pointer(&c))
+		if len(cm) != len(m) {
+			return nil, false
+		}
+		for k, v := range m {
+			if cv, ok := cm[k]; !ok || cv != v {
+				return nil, false
+			}
+		}
+		t.stats.Replaced++
+		return cm, true
+	}
+	if t.admit(h) {
+		t.structs.put(h, typ, len(m), weak.Make((*byte)(mp)))
+	}
+	return nil, false
+}
+
+// canonMap is canonMapString for a map m of any other type typ, whose keys
+// and values compare byte for byte, through reflection.
+func (t *Table) canonMap(typ reflect.Type, m reflect.Value) (unsafe.Pointer, bool) {
+	if m.Len() == 0 {
+		return nil, false
+	}
+	ksize, vsize := typ.Key().Size(), typ.Elem().Size()
+	k, v := reflect.New(typ.Key()).Elem(), reflect.New(typ.Elem()).Elem()
+	var h uint64
+	it := m.MapRange()
+	for it.Next() {
+		k.SetIterKey(it)
+		v.SetIterValue(it)
+		h += maphash.Comparable(t.seed, [2]uint64{
+			maphash.Bytes(t.seed, unsafe.Slice((*byte)(k.Addr().UnsafePointer()), ksize)),
+			maphash.Bytes(t.seed, unsafe.Slice((*byte)(v.Addr().UnsafePointer()), vsize)),
+		})
+	}
+	h = maphash.Comparable(t.seed, h) ^ typeHash(typ) ^ structDomain
+	mp := m.UnsafePointer()
+	t.stats.Seen++
+	if c, ok := t.structs.get(h, typ, m.Len()); ok {
+		if c == mp {
+			t.stats.Canonical++
+			return nil, false
+		}
+		cm := reflect.NewAt(typ, unsafe.Pointer(&c)).Elem()
+		if cm.Len() != m.Len() {
+			return nil, false
+		}
+		it.Reset(m)
+		for it.Next() {
+			cv := cm.MapIndex(it.Key())
+			if !cv.IsValid() {
+				return nil, false
+			}
+			v.SetIterValue(it)
+			cvc := reflect.New(typ.Elem()).Elem()
+			cvc.Set(cv)
+			if string(unsafe.Slice((*byte)(v.Addr().UnsafePointer()), vsize)) != string(unsafe.Slice((*byte)(cvc.Addr().UnsafePointer()), vsize)) {
+				return nil, false
+			}
+		}
+		t.stats.Replaced++
+		return c, true
+	}
+	if t.admit(h) {
+		t.structs.put(h, typ, m.Len(), weak.Make((*byte)(mp)))
+	}
+	return nil, false
+}
+
+// typedSet is a weakSet whose entries also carry the type of the value
+// their weak pointer points to: a canonical copy replaces only values of
+// its own type, so that its memory is never read with another layout.
+type typedSet struct {
+	slots []typedSlot
+	used  int
+}
+
+type typedSlot struct {
+	key uint64
+	typ reflect.Type
+	p   weak.Pointer[byte]
+}
+
+func (s *typedSet) init() { s.slots = make([]typedSlot, minSlots) }
+
+func (s *typedSet) len() int { return s.used }
+
+func (s *typedSet) find(key uint64, typ reflect.Type) *typedSlot {
+	mask := uint64(len(s.slots) - 1)
+	for i := key >> 32 & mask; ; i = (i + 1) & mask {
+		if sl := &s.slots[i]; sl.key == key && sl.typ == typ || sl.key == 0 {
+			return sl
+		}
+	}
+}
+
+func (s *typedSet) get(h uint64, typ reflect.Type, n int) (unsafe.Pointer, bool) {
+	sl := s.find(keyOf(h, n), typ)
+	if sl.key == 0 {
+		return nil, false
+	}
+	p := sl.p.Value()
+	return unsafe.Pointer(p), p != nil
+}
+
+func (s *typedSet) put(h uint64, typ reflect.Type, n int, p weak.Pointer[byte]) {
+	if 4*(s.used+1) > 3*len(s.slots) {
+		s.sweep()
+	}
+	key := keyOf(h, n)
+	sl := s.find(key, typ)
+	if sl.key == 0 {
+		s.used++
+	}
+	*sl = typedSlot{key: key, typ: typ, p: p}
+}
+
+func (s *typedSet) sweep() {
+	old := s.slots
+	s.slots, s.used = make([]typedSlot, slotsFor(old, (*typedSlot).live)), 0
+	for i := range old {
+		if old[i].live() {
+			*s.find(old[i].key, old[i].typ) = old[i]
+			s.used++
+		}
+	}
+}
+
+func (sl *typedSlot) live() bool { return sl.key != 0 && sl.p.Value() != nil }

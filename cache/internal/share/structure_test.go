@@ -1,0 +1,169 @@
+package share
+
+import (
+	"fmt"
+	"reflect"
+	"runtime"
+	"slices"
+	"testing"
+	"unsafe"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/informer-go/informer/cache/internal/share/podtest"
+)
+
+// TestShareStructures shares typed Pods with Options.Structures: each
+// keeps its value, and two Pods of one Deployment (the third and later of
+// it: the first keeps its own values, the second's become canonical) hold
+// their equal maps, slices and pointer targets in one copy.
+func TestShareStructures(t *testing.T) {
+	tab := New(Options{Bytes: true, Structures: true})
+	order := podtest.List(5, 4)
+	pods := make([]*podtest.Pod, 4*samePod)
+	for _, i := range order {
+		pods[i] = podtest.Typed(i)
+		tab.Share(pods[i])
+		if want := podtest.Typed(i); !reflect.DeepEqual(want, pods[i]) {
+			t.Fatalf("sharing changed pod %d (-want +got):\n%s", i, cmp.Diff(want, pods[i]))
+		}
+	}
+	for _, i := range order { // no later Share changed an earlier Pod
+		if want := podtest.Typed(i); !reflect.DeepEqual(want, pods[i]) {
+			t.Fatalf("pod %d changed after it was shared (-want +got):\n%s", i, cmp.Diff(want, pods[i]))
+		}
+	}
+	k := slices.Index(order, 3)
+	for k > 0 && order[k-1]%samePod == 3 {
+		k--
+	}
+	equal, shared := sharedContainers(reflect.ValueOf(pods[order[k+2]]).Elem(), reflect.ValueOf(pods[order[k+3]]).Elem())
+	if equal < 20 || shared != equal {
+		t.Errorf("%d of the %d maximal equal maps, slices and pointers of two Pods of one Deployment are shared, want all (and at least 20)", shared, equal)
+	}
+	// Shared slices have their capacity cut to their length: an append
+	// copies.
+	p := pods[order[k+3]]
+	if l := p.OwnerReferences; cap(l) != len(l) {
+		t.Errorf("a shared slice has capacity %d, length %d: an append would write into the canonical array", cap(l), len(l))
+	}
+	t.Logf("%+v; %d of %d shared", tab.Stats(), shared, equal)
+}
+
+// sharedContainers counts the maps, slices and pointers of a and b (of one
+// type) that are deeply equal and not inside an equal one (equal), and how
+// many of those are the same memory (shared).
+func sharedContainers(a, b reflect.Value) (equal, shared int) {
+	switch a.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Map:
+		if a.IsNil() || b.IsNil() || a.Kind() != reflect.Pointer && a.Len() == 0 {
+			return 0, 0
+		}
+		if reflect.DeepEqual(a.Interface(), b.Interface()) {
+			if a.UnsafePointer() == b.UnsafePointer() {
+				return 1, 1
+			}
+			return 1, 0
+		}
+		switch a.Kind() {
+		case reflect.Pointer:
+			return sharedContainers(a.Elem(), b.Elem())
+		case reflect.Slice:
+			if a.Len() != b.Len() {
+				return 0, 0
+			}
+			for i := range a.Len() {
+				e, s := sharedContainers(a.Index(i), b.Index(i))
+				equal, shared = equal+e, shared+s
+			}
+		}
+	case reflect.Struct:
+		for i := range a.NumField() {
+			if !a.Type().Field(i).IsExported() {
+				continue
+			}
+			e, s := sharedContainers(a.Field(i), b.Field(i))
+			equal, shared = equal+e, shared+s
+		}
+	}
+	return equal, shared
+}
+
+type sliceOfInts struct{ X []int64 }
+type sliceOfUints struct{ X []uint64 }
+
+type withPtr struct {
+	N     *int64
+	S     []string
+	M     map[string]string
+	Inner *withPtr
+}
+
+// TestShareStructuresExact checks that only equal values of one type share.
+func TestShareStructuresExact(t *testing.T) {
+	tab := New(Options{Structures: true})
+	// Equal bytes, different types: never shared.
+	for range 3 {
+		a, b := &sliceOfInts{X: []int64{1, 2, 3}}, &sliceOfUints{X: []uint64{1, 2, 3}}
+		tab.Share(a)
+		tab.Share(b)
+		if unsafe.Pointer(unsafe.SliceData(a.X)) == unsafe.Pointer(unsafe.SliceData(b.X)) {
+			t.Fatal("a []int64 and a []uint64 share their array")
+		}
+	}
+	n := func(v int64) *int64 { return &v }
+	mk := func(v int64, label string) *withPtr {
+		return &withPtr{N: n(v), S: []string{"a", label}, M: map[string]string{"k": label}, Inner: &withPtr{N: n(v + 1)}}
+	}
+	var objs []*withPtr
+	for i := range 12 {
+		o := mk(int64(i%2), fmt.Sprint("label-", i%3))
+		tab.Share(o)
+		objs = append(objs, o)
+	}
+	for i, o := range objs {
+		if want := mk(int64(i%2), fmt.Sprint("label-", i%3)); !reflect.DeepEqual(want, o) {
+			t.Fatalf("object %d changed (-want +got):\n%s", i, cmp.Diff(want, o))
+		}
+	}
+	// Objects 6 and 12 apart are equal; the later ones share.
+	for i := 6; i+6 < len(objs); i++ {
+		a, b := objs[i], objs[i+6]
+		if a.N != b.N || a.Inner != b.Inner || unsafe.SliceData(a.S) != unsafe.SliceData(b.S) {
+			t.Errorf("objects %d and %d are equal but do not share their pointers and slices", i, i+6)
+		}
+		if reflect.ValueOf(a.M).UnsafePointer() != reflect.ValueOf(b.M).UnsafePointer() {
+			t.Errorf("objects %d and %d are equal but do not share their maps", i, i+6)
+		}
+	}
+	// Unequal values never share.
+	for i := range objs {
+		for j := range objs {
+			if *objs[i].N != *objs[j].N && objs[i].N == objs[j].N {
+				t.Fatalf("objects %d and %d share unequal pointer targets", i, j)
+			}
+			if objs[i].M["k"] != objs[j].M["k"] && reflect.ValueOf(objs[i].M).UnsafePointer() == reflect.ValueOf(objs[j].M).UnsafePointer() {
+				t.Fatalf("objects %d and %d share unequal maps", i, j)
+			}
+		}
+	}
+}
+
+// TestStructuresForgotten checks that a canonical structure no object uses
+// is dropped by the garbage collector and a sweep.
+func TestStructuresForgotten(t *testing.T) {
+	tab := New(Options{Structures: true})
+	for i := range 100 {
+		for range 3 { // the string is admitted on the second sighting, the slice on the third
+			tab.Share(&withPtr{S: []string{fmt.Sprint("value-", i)}})
+		}
+	}
+	if st := tab.Stats(); st.Structures < 100 {
+		t.Fatalf("%d structures, want at least 100", st.Structures)
+	}
+	runtime.GC()
+	tab.Sweep()
+	if st := tab.Stats(); st.Structures > 10 {
+		t.Errorf("%d structures after the objects died, want (nearly) none", st.Structures)
+	}
+}
