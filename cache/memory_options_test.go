@@ -30,6 +30,24 @@ var memoryModes = []struct {
 	{"trim+keep+share", &MemoryOptions{DropManagedFields: true, Keep: []string{"spec.nodeName", "status.phase"}, Share: true}},
 }
 
+// chaosMemoryMode is a memory dimension of the chaos test (TestChaos):
+// seed s runs with chaosMemoryModes[s%len], in both pipelines.
+type chaosMemoryMode struct {
+	name    string
+	options *MemoryOptions
+}
+
+// chaosMemoryModes are the memory options of the chaos test, for its
+// objects, PartialObjectMetadata (Keep keeps metadata whole, but projects:
+// the objects are marked).
+var chaosMemoryModes = []chaosMemoryMode{
+	{"none", nil},
+	{"trim", &MemoryOptions{DropManagedFields: true}},
+	{"keep", &MemoryOptions{Keep: []string{"metadata.labels"}}},
+	{"share", &MemoryOptions{Share: true}},
+	{"trim+keep+share", &MemoryOptions{DropManagedFields: true, Keep: []string{"metadata"}, Share: true}},
+}
+
 // podLike returns an unstructured Pod of Deployment "web" on node, with
 // managedFields and a spec and status the projections of memoryModes
 // drop in part.
