@@ -198,6 +198,23 @@
 // take in so that a wait knows when everything up to a resource version is
 // stored, in both queue modes.
 //
+// # Memory
+//
+// An informer's objects are most of its heap. [MemoryOptions] (the Memory
+// field of every informer's options, nil by default) keeps them smaller,
+// on the informer's write path, in the queue's transform step after the
+// user's transform: DropManagedFields deletes metadata.managedFields; Keep
+// projects every object to chosen field paths, metadata always included,
+// and marks it ([IsProjected], [CheckWritable]); Share stores once the
+// strings, byte slices and whole maps, slices and structs that repeat
+// across objects (the leaf packages cache/internal/project and
+// cache/internal/share do the work). Readers see ordinary objects: Get,
+// List, ByIndex, listers, handlers and the old object of an update all
+// read what the write path cached. Cached objects must never be mutated
+// (client-go's contract); with Share a mutation corrupts other objects too.
+// Encode keeps objects serialized and decodes them on read (the store's
+// engine, built by newEncodedThreadSafeStore).
+//
 // # Shards
 //
 // Kubernetes 1.36 kube-apiserver with the ShardedListAndWatch feature gate
