@@ -87,8 +87,7 @@ type InformerOptions struct {
 func NewInformerWithOptions(options InformerOptions) (Store, Controller) {
 	metrics := WithStoreMetrics(options.Identifier, options.InformerMetricsProvider)
 	clientState, memory := newInformerCache(options.ObjectType, options.Indexers, []StoreOption{metrics}, options.Memory)
-	options.Transform = memory.transform(options.Transform, options.Indexers)
-	return clientState, newInformer(clientState, options)
+	return clientState, newInformer(clientState, options, memory)
 }
 
 // NewInformer returns a store and a controller that keeps it in step with lw
@@ -100,7 +99,7 @@ func NewInformer(lw ListerWatcher, objType runtime.Object, resyncPeriod time.Dur
 	clientState := newCache(DeletionHandlingMetaNamespaceKeyFunc, nil, nil)
 	return clientState, newInformer(clientState, InformerOptions{
 		ListerWatcher: lw, ObjectType: objType, Handler: h, ResyncPeriod: resyncPeriod,
-	})
+	}, nil)
 }
 
 // NewIndexerInformer is [NewInformer] with an [Indexer] built with indexers.
@@ -110,7 +109,7 @@ func NewIndexerInformer(lw ListerWatcher, objType runtime.Object, resyncPeriod t
 	clientState := newCache(DeletionHandlingMetaNamespaceKeyFunc, indexers, nil)
 	return clientState, newInformer(clientState, InformerOptions{
 		ListerWatcher: lw, ObjectType: objType, Handler: h, ResyncPeriod: resyncPeriod, Indexers: indexers,
-	})
+	}, nil)
 }
 
 // NewTransformingInformer is [NewInformer] with a transform applied to every
@@ -121,7 +120,7 @@ func NewTransformingInformer(lw ListerWatcher, objType runtime.Object, resyncPer
 	clientState := newCache(DeletionHandlingMetaNamespaceKeyFunc, nil, nil)
 	return clientState, newInformer(clientState, InformerOptions{
 		ListerWatcher: lw, ObjectType: objType, Handler: h, ResyncPeriod: resyncPeriod, Transform: transformer,
-	})
+	}, nil)
 }
 
 // NewTransformingIndexerInformer is [NewIndexerInformer] with a transform
@@ -132,7 +131,7 @@ func NewTransformingIndexerInformer(lw ListerWatcher, objType runtime.Object, re
 	clientState := newCache(DeletionHandlingMetaNamespaceKeyFunc, indexers, nil)
 	return clientState, newInformer(clientState, InformerOptions{
 		ListerWatcher: lw, ObjectType: objType, Handler: h, ResyncPeriod: resyncPeriod, Indexers: indexers, Transform: transformer,
-	})
+	}, nil)
 }
 
 // NewNamespaceKeyedIndexerAndReflector returns an [Indexer] keyed by
@@ -145,8 +144,9 @@ func NewNamespaceKeyedIndexerAndReflector(lw ListerWatcher, expectedType any, re
 }
 
 // newInformer returns the controller of an informer that keeps clientState in
-// step and tells options.Handler.
-func newInformer(clientState *cache, options InformerOptions) Controller {
+// step and tells options.Handler, with the write step of memory (nil for
+// none) after options.Transform.
+func newInformer(clientState *cache, options InformerOptions, memory *memoryMode) Controller {
 	logger := klog.Background()
 	if options.Logger != nil {
 		logger = *options.Logger
@@ -158,15 +158,16 @@ func newInformer(clientState *cache, options InformerOptions) Controller {
 		handler = ResourceEventHandlerFuncs{}
 	}
 	p := newInformerPipeline(pipelineConfig{
-		logger:          logger,
-		objectType:      options.ObjectType,
-		clock:           realClock,
-		store:           clientState,
-		handler:         handler,
-		transform:       options.Transform,
-		identifier:      options.Identifier,
-		metricsProvider: options.InformerMetricsProvider,
-		inOrder:         options.InOrder,
+		logger:             logger,
+		objectType:         options.ObjectType,
+		clock:              realClock,
+		store:              clientState,
+		handler:            handler,
+		transform:          memory.transform(options.Transform, options.Indexers),
+		transformKeepsKeys: options.Transform == nil,
+		identifier:         options.Identifier,
+		metricsProvider:    options.InformerMetricsProvider,
+		inOrder:            options.InOrder,
 	})
 	return newController(Config{
 		Queue:            p.queue,

@@ -390,17 +390,18 @@ func (s *sharedIndexInformer) start(logger klog.Logger) (Controller, bool) {
 		return nil, false
 	}
 	p := newInformerPipeline(pipelineConfig{
-		logger:          logger,
-		objectType:      s.objectType,
-		clock:           s.clock,
-		store:           s.indexer,
-		handler:         (*informerEvents)(s),
-		drained:         s.processor.releaseRun,
-		lock:            &s.blockDeltas,
-		transform:       s.memory.transform(s.transform, s.indexer.GetIndexers()),
-		identifier:      s.identifier,
-		metricsProvider: s.metricsProvider,
-		inOrder:         s.inOrder,
+		logger:             logger,
+		objectType:         s.objectType,
+		clock:              s.clock,
+		store:              s.indexer,
+		handler:            (*informerEvents)(s),
+		drained:            s.processor.releaseRun,
+		lock:               &s.blockDeltas,
+		transform:          s.memory.transform(s.transform, s.indexer.GetIndexers()),
+		transformKeepsKeys: s.transform == nil,
+		identifier:         s.identifier,
+		metricsProvider:    s.metricsProvider,
+		inOrder:            s.inOrder,
 	})
 	s.controller = newController(Config{
 		Queue:                        p.queue,
