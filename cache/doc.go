@@ -182,6 +182,10 @@
 //	                             error handler, and a relist follows after a backoff
 //	                             delay. A panic of IsWatchListSemanticsUnSupported counts
 //	                             as no opt-out.
+//	invalid memory options       MemoryOptions that do not fit the example object (a Keep
+//	                             path its type lacks, Encode for a type with no codec)
+//	                             are reported once, at construction; the informer runs
+//	                             without them, keeping full objects.
 //
 // # Operating informers
 //

@@ -295,6 +295,7 @@ func TestMemoryOptionsValidate(t *testing.T) {
 		{"path with brackets", pomEx, &MemoryOptions{Keep: []string{"spec.containers[0]"}}, "not a field name"},
 		{"unknown field", pomEx, &MemoryOptions{Keep: []string{"spec.nodeName"}}, "spec"},
 		{"empty path", pomEx, &MemoryOptions{Keep: []string{""}}, "empty path"},
+		{"keep on an object without metadata", &metav1.Status{}, &MemoryOptions{Keep: []string{"message"}}, "no object metadata"},
 		{"keep without example", nil, &MemoryOptions{Keep: []string{"spec"}}, "example object"},
 		{"encode without example", nil, &MemoryOptions{Encode: true}, "example object"},
 		{"encode without codec", &noCodec{}, &MemoryOptions{Encode: true}, "no codec"},
