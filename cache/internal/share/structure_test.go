@@ -167,3 +167,89 @@ func TestStructuresForgotten(t *testing.T) {
 		t.Errorf("%d structures after the objects died, want (nearly) none", st.Structures)
 	}
 }
+
+// fuzzInner and fuzzObj hold the kinds of fields structural sharing
+// handles (pointers to scalars and structs, slices of strings and structs,
+// string maps, other maps) and those it leaves alone (an interface).
+type fuzzInner struct {
+	B *bool
+	S string
+	M map[string]string
+}
+
+type fuzzObj struct {
+	N     *int64
+	L     []string
+	M     map[string]string
+	Items []fuzzInner
+	P     *fuzzInner
+	Q     map[string]int32
+	A     [2]string
+	I     any
+}
+
+// fuzzObjOf builds an object from b, with values from small pools so that
+// they repeat across objects.
+func fuzzObjOf(b []byte) *fuzzObj {
+	r := &randomValue{b: b}
+	str := func() string { return stringPool[int(r.byte())%len(stringPool)] }
+	strMap := func() map[string]string {
+		if r.byte()%3 == 0 {
+			return nil
+		}
+		m := map[string]string{}
+		for range int(r.byte() % 3) {
+			m[str()] = str()
+		}
+		return m
+	}
+	inner := func() fuzzInner {
+		in := fuzzInner{S: str(), M: strMap()}
+		if c := r.byte(); c%3 != 0 {
+			v := c%2 == 0
+			in.B = &v
+		}
+		return in
+	}
+	o := &fuzzObj{M: strMap(), A: [2]string{str(), str()}, I: str()}
+	if c := r.byte(); c%2 == 0 {
+		v := int64(c % 4)
+		o.N = &v
+	}
+	for range int(r.byte() % 3) {
+		o.L = append(o.L, str())
+	}
+	for range int(r.byte() % 3) {
+		o.Items = append(o.Items, inner())
+	}
+	if r.byte()%2 == 0 {
+		in := inner()
+		o.P = &in
+	}
+	if r.byte()%2 == 0 {
+		o.Q = map[string]int32{str(): int32(r.byte() % 3)}
+	}
+	return o
+}
+
+// FuzzShareStructures shares objects built from the input through one
+// table with Options.Structures: no object's value ever changes, whatever
+// was shared after it.
+func FuzzShareStructures(f *testing.F) {
+	f.Add([]byte("0123456789abcdefghijklmnopqrstuvwxyz"))
+	f.Add(make([]byte, 64))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		tab := New(Options{Bytes: true, Structures: true})
+		var objs []*fuzzObj
+		for k := 0; k < len(b); k += 5 { // overlapping windows: objects repeat parts of each other
+			o := fuzzObjOf(b[k:])
+			tab.Share(o)
+			objs = append(objs, o)
+		}
+		for i, o := range objs {
+			if want := fuzzObjOf(b[5*i:]); !reflect.DeepEqual(want, o) {
+				t.Fatalf("object %d changed (-want +got):\n%s", i, cmp.Diff(want, o))
+			}
+		}
+	})
+}
