@@ -98,8 +98,9 @@ type MemoryOptions struct {
 	// every object are kept, the rest is zeroed (typed objects) or deleted
 	// (unstructured ones). A path is JSON field names joined by dots
 	// ("spec.nodeName", "status.phase", "spec.containers.image": lists on
-	// the way are crossed). "metadata" is always kept, whole, whatever
-	// Keep says: the key function, the namespace index and every index on
+	// the way are crossed). "metadata" is always kept, whole (its
+	// managedFields too, unless DropManagedFields), whatever Keep says:
+	// the key function, the namespace index and every index on
 	// labels, annotations or owner references read it. An indexer that
 	// reads a field outside metadata must have it in Keep: on every write
 	// of a projected object the informer computes the values of each of
@@ -121,7 +122,9 @@ type MemoryOptions struct {
 	// strings (label and annotation keys and values, namespaces, owner
 	// references, images, env names...), byte slices (managedFields'
 	// raw JSON, Secret data) and whole subtrees deeply equal to one
-	// already cached (label maps, container lists, tolerations...). Readers
+	// already cached (label maps, owner references, tolerations, env,
+	// probes; of typed objects: those of unstructured objects share their
+	// strings, keys and string values, not their maps). Readers
 	// see ordinary objects at unchanged cost; see "Cached objects are
 	// immutable" above for what it asks of callers. One table per
 	// informer, whose entries die with the last object using them.
