@@ -49,7 +49,11 @@
 // is exact, if strict: a value holding a string seen only once, or an
 // unexported pointer, is left alone. Values whose type holds an
 // interface, a channel or a function are left alone; so are unstructured
-// objects (their values are interfaces).
+// objects (their values are interfaces), and pointers to and slices of
+// values holding a resource.Quantity inline, whose String method caches
+// into the Quantity it reads: shared, a reader's call could write into
+// memory other objects use (a Quantity in a map, such as a ResourceList's,
+// is shared: map values cannot be written through a method).
 //
 // As for strings, a value is admitted on its second sighting (the
 // doorkeeper's tags are shared), its canonical copy is the memory of the

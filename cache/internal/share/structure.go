@@ -94,13 +94,13 @@ func (b *splanBuilder) fieldOp(t reflect.Type, off uintptr) (sop, bool) {
 	switch t.Kind() {
 	case reflect.Pointer:
 		e := t.Elem()
-		if e.Size() == 0 || !plainType(e) {
+		if e.Size() == 0 || !plainType(e) || holdsCache(e) {
 			return sop{}, false
 		}
 		return sop{kind: sopPtr, off: off, typ: t, elem: b.plan(e), size: e.Size()}, true
 	case reflect.Slice:
 		e := t.Elem()
-		if e.Kind() == reflect.Uint8 || e.Size() == 0 || !plainType(e) {
+		if e.Kind() == reflect.Uint8 || e.Size() == 0 || !plainType(e) || holdsCache(e) {
 			return sop{}, false // byte slices are Options.Bytes'
 		}
 		return sop{kind: sopSlice, off: off, typ: t, elem: b.plan(e), size: e.Size()}, true
@@ -135,6 +135,30 @@ func plainType(t reflect.Type) bool {
 		}
 	}
 	return true
+}
+
+// holdsCache reports whether a value of t holds, not behind a pointer, a
+// value of a type of cachedFields: one that a method with a pointer
+// receiver may write to while reading (resource.Quantity's String caches
+// its canonical form when it has none). Such a value must not be shared
+// through a pointer or a slice, where a reader could call that method on
+// the shared memory; in a map it can be shared, a map's values not being
+// addressable.
+func holdsCache(t reflect.Type) bool {
+	if _, ok := cachedFields[t]; ok {
+		return true
+	}
+	switch t.Kind() {
+	case reflect.Array:
+		return holdsCache(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if holdsCache(t.Field(i).Type) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // structures shares the pointers, slices and maps reachable from the

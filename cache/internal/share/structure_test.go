@@ -59,7 +59,10 @@ func sharedContainers(a, b reflect.Value) (equal, shared int) {
 		if a.IsNil() || b.IsNil() || a.Kind() != reflect.Pointer && a.Len() == 0 {
 			return 0, 0
 		}
-		if reflect.DeepEqual(a.Interface(), b.Interface()) {
+		if a.Kind() != reflect.Map && holdsCache(a.Type().Elem()) {
+			return 0, 0 // never shared: see holdsCache
+		}
+		if reflect.DeepEqual(a.Interface(), b.Interface()) && !reachesCache(a.Type(), map[reflect.Type]bool{}) {
 			if a.UnsafePointer() == b.UnsafePointer() {
 				return 1, 1
 			}
@@ -87,6 +90,28 @@ func sharedContainers(a, b reflect.Value) (equal, shared int) {
 		}
 	}
 	return equal, shared
+}
+
+// reachesCache reports whether a value of t may hold a pointer to or a
+// slice of values that holdsCache: such a value is never shared whole.
+func reachesCache(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice:
+		return holdsCache(t.Elem()) || reachesCache(t.Elem(), seen)
+	case reflect.Array:
+		return reachesCache(t.Elem(), seen)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if reachesCache(t.Field(i).Type, seen) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 type sliceOfInts struct{ X []int64 }
