@@ -52,8 +52,13 @@ type Table struct {
 	byts    weakSet  // guarded by mu; hash of a byte slice → its canonical array
 	structs typedSet // guarded by mu; hash and type of a pointer's target, a slice's elements or a map → its canonical copy
 	seen    []uint32 // guarded by mu; the doorkeeper: hash tags of values seen once, direct-mapped
-	stats   Stats    // guarded by mu; the entry counts are filled in by Stats
-	w       walker   // guarded by mu; its scratch values are reused across walks
+	// walking is set during a Share; pending holds the hashes of the
+	// values it saw for the first time, recorded in seen when it ends.
+	// Both guarded by mu.
+	walking bool
+	pending []uint64
+	stats   Stats  // guarded by mu; the entry counts are filled in by Stats
+	w       walker // guarded by mu; its scratch values are reused across walks
 }
 
 // New returns an empty table.
@@ -90,7 +95,10 @@ func New(opts Options) *Table {
 func (t *Table) Share(obj any) any {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.walking = true
 	t.w.root(obj)
+	t.walking = false
+	t.flushSightings()
 	return obj
 }
 
@@ -224,6 +232,12 @@ const (
 // costs no entry; a false positive only admits a value early. The
 // doorkeeper is 4-way set associative, first in first out within a set,
 // so a sighting is remembered until four later ones fall into its set.
+//
+// During a Share, first sightings are recorded when the walk ends
+// (flushSightings), so that a value one object holds twice (a Pod's IP in
+// status.podIP and status.podIPs, its token volume's name in every volume
+// mount) is not admitted by that object alone: its entry would cost more
+// than the copy it saves.
 func (t *Table) admit(h uint64) bool {
 	set := (*[4]uint32)(t.seen[h&uint64(len(t.seen)-1)&^3:])
 	tag := uint32(h>>32) | 1 // never 0, the empty slot
@@ -234,8 +248,25 @@ func (t *Table) admit(h uint64) bool {
 			return true
 		}
 	}
+	if t.walking {
+		t.pending = append(t.pending, h)
+		return false
+	}
 	set[0], set[1], set[2], set[3] = tag, set[0], set[1], set[2]
 	return false
+}
+
+// flushSightings records the first sightings of the walk that ends, once
+// each.
+func (t *Table) flushSightings() {
+	for _, h := range t.pending {
+		set := (*[4]uint32)(t.seen[h&uint64(len(t.seen)-1)&^3:])
+		tag := uint32(h>>32) | 1
+		if set[0] != tag && set[1] != tag && set[2] != tag && set[3] != tag {
+			set[0], set[1], set[2], set[3] = tag, set[0], set[1], set[2]
+		}
+	}
+	t.pending = t.pending[:0]
 }
 
 // resizeSeen sizes the doorkeeper to four slots per canonical string, within
