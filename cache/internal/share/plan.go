@@ -66,9 +66,10 @@ var uniqueFields = map[reflect.Type][]string{
 }
 
 var (
-	stringT = reflect.TypeFor[string]()
-	anyT    = reflect.TypeFor[any]()
-	bytesT  = reflect.TypeFor[[]byte]()
+	stringT   = reflect.TypeFor[string]()
+	anyT      = reflect.TypeFor[any]()
+	bytesT    = reflect.TypeFor[[]byte]()
+	quantityT = reflect.TypeFor[resource.Quantity]()
 )
 
 // planOf returns the plan of t, or nil when a value of t holds nothing to

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"unsafe"
 	"weak"
+
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // Structural sharing ([Options.Structures]) is hash-consing, bottom up:
@@ -23,10 +25,12 @@ import (
 type sopKind uint8
 
 const (
-	sopPtr       sopKind = iota // a pointer to a value of type elemType
-	sopSlice                    // a slice of values of type elemType
-	sopMapString                // a map whose underlying type is map[string]string
-	sopMap                      // any other map
+	sopPtr         sopKind = iota // a pointer to a value of type elemType
+	sopSmallPtr                   // a pointer to a small pointer-free value (*bool, *int64, *int32)
+	sopSlice                      // a slice of values of type elemType
+	sopMapString                  // a map whose underlying type is map[string]string
+	sopMapQuantity                // a map with string keys and resource.Quantity values (a ResourceList)
+	sopMap                        // any other map
 )
 
 // sop is one step of a structural plan.
@@ -97,6 +101,9 @@ func (b *splanBuilder) fieldOp(t reflect.Type, off uintptr) (sop, bool) {
 		if e.Size() == 0 || !plainType(e) || holdsCache(e) {
 			return sop{}, false
 		}
+		if e.Size() <= smallSize && pointerFree(e) {
+			return sop{kind: sopSmallPtr, off: off, typ: t, size: e.Size()}, true
+		}
 		return sop{kind: sopPtr, off: off, typ: t, elem: b.plan(e), size: e.Size()}, true
 	case reflect.Slice:
 		e := t.Elem()
@@ -107,6 +114,9 @@ func (b *splanBuilder) fieldOp(t reflect.Type, off uintptr) (sop, bool) {
 	case reflect.Map:
 		if t.Key().Kind() == reflect.String && t.Elem().Kind() == reflect.String {
 			return sop{kind: sopMapString, off: off, typ: t}, true
+		}
+		if t.Key().Kind() == reflect.String && t.Elem() == quantityT {
+			return sop{kind: sopMapQuantity, off: off, typ: t}, true
 		}
 		if plainType(t.Key()) && plainType(t.Elem()) {
 			return sop{kind: sopMap, off: off, typ: t}, true
@@ -122,19 +132,25 @@ func (b *splanBuilder) fieldOp(t reflect.Type, off uintptr) (sop, bool) {
 // of its box, which is exact too, but interfaces hold values the walk
 // leaves alone, so sharing their containers would rarely succeed.
 func plainType(t reflect.Type) bool {
-	switch t.Kind() {
-	case reflect.Interface, reflect.Chan, reflect.Func, reflect.UnsafePointer:
-		return false
-	case reflect.Array:
-		return plainType(t.Elem())
-	case reflect.Struct:
-		for i := range t.NumField() {
-			if !plainType(t.Field(i).Type) {
-				return false
-			}
+	return allInline(t, func(t reflect.Type) bool {
+		switch t.Kind() {
+		case reflect.Interface, reflect.Chan, reflect.Func, reflect.UnsafePointer:
+			return false
 		}
-	}
-	return true
+		return true
+	})
+}
+
+// pointerFree reports whether a value of t holds no pointer.
+func pointerFree(t reflect.Type) bool {
+	return allInline(t, func(t reflect.Type) bool {
+		switch t.Kind() {
+		case reflect.Pointer, reflect.Map, reflect.Slice, reflect.String,
+			reflect.Interface, reflect.Chan, reflect.Func, reflect.UnsafePointer:
+			return false
+		}
+		return true
+	})
 }
 
 // holdsCache reports whether a value of t holds, not behind a pointer, a
@@ -145,20 +161,30 @@ func plainType(t reflect.Type) bool {
 // the shared memory; in a map it can be shared, a map's values not being
 // addressable.
 func holdsCache(t reflect.Type) bool {
-	if _, ok := cachedFields[t]; ok {
-		return true
+	return !allInline(t, func(t reflect.Type) bool {
+		_, cached := cachedFields[t]
+		return !cached
+	})
+}
+
+// allInline reports whether ok holds for t and for every type a value of t
+// holds inline: its array elements and struct fields, recursively, not
+// what its pointers, slices and maps refer to.
+func allInline(t reflect.Type, ok func(reflect.Type) bool) bool {
+	if !ok(t) {
+		return false
 	}
 	switch t.Kind() {
 	case reflect.Array:
-		return holdsCache(t.Elem())
+		return allInline(t.Elem(), ok)
 	case reflect.Struct:
 		for i := range t.NumField() {
-			if holdsCache(t.Field(i).Type) {
-				return true
+			if !allInline(t.Field(i).Type, ok) {
+				return false
 			}
 		}
 	}
-	return false
+	return true
 }
 
 // structures shares the pointers, slices and maps reachable from the
@@ -184,6 +210,13 @@ func (w *walker) structures(ptr unsafe.Pointer, p *splan, depth int) {
 			if c := t.canonBlock(o.typ, q, o.size); c != q {
 				*(*unsafe.Pointer)(fp) = c
 			}
+		case sopSmallPtr:
+			if q := *(*unsafe.Pointer)(fp); q != nil {
+				if c := t.small.canon(o.typ, q, o.size); c != q {
+					*(*unsafe.Pointer)(fp) = c
+					t.stats.Replaced++
+				}
+			}
 		case sopSlice:
 			s := (*sliceHeader)(fp)
 			if s.len == 0 {
@@ -199,8 +232,15 @@ func (w *walker) structures(ptr unsafe.Pointer, p *splan, depth int) {
 			}
 		case sopMapString:
 			m := *(*map[string]string)(fp)
-			if c, ok := t.canonMapString(o.typ, m); ok {
+			if c, ok := canonStringKeyed(t, o.typ, m); ok {
 				*(*map[string]string)(fp) = c
+			}
+		case sopMapQuantity:
+			// A map whose key type is a string type has the layout and the
+			// hash function of a map[string]V.
+			m := *(*map[string]resource.Quantity)(fp)
+			if c, ok := canonStringKeyed(t, o.typ, m); ok {
+				*(*map[string]resource.Quantity)(fp) = c
 			}
 		case sopMap:
 			mp := (*unsafe.Pointer)(fp)
@@ -250,17 +290,19 @@ func (t *Table) canonBlock(typ reflect.Type, p unsafe.Pointer, n uintptr) unsafe
 	return p
 }
 
-// canonMapString returns the canonical copy of m, a map of type typ, and
-// true; or false when m is empty, canonical already, not admitted yet, or
-// collides with another live value. Its hash is over the identities of
-// its keys' and values' bytes, which are canonical when they are shared.
-func (t *Table) canonMapString(typ reflect.Type, m map[string]string) (map[string]string, bool) {
+// canonStringKeyed returns the canonical copy of m, a map of type typ
+// with string keys (a map[string]string, a ResourceList), and true; or
+// false when m is empty, canonical already, not admitted yet, or collides
+// with another live value. Keys and values are hashed and compared byte
+// for byte: a string by its header, so by the identity of its bytes,
+// which are canonical when they are shared.
+func canonStringKeyed[V any](t *Table, typ reflect.Type, m map[string]V) (map[string]V, bool) {
 	if len(m) == 0 {
 		return nil, false
 	}
 	var h uint64
 	for k, v := range m {
-		h += maphash.Comparable(t.seed, [4]uintptr{uintptr(unsafe.Pointer(unsafe.StringData(k))), uintptr(len(k)), uintptr(unsafe.Pointer(unsafe.StringData(v))), uintptr(len(v))})
+		h += maphash.Comparable(t.seed, [2]uint64{maphash.Bytes(t.seed, rawBytes(&k)), maphash.Bytes(t.seed, rawBytes(&v))})
 	}
 	h = maphash.Comparable(t.seed, h) ^ typeHash(typ) ^ structDomain
 	mp := *(*unsafe.Pointer)(unsafe.Pointer(&m))
@@ -270,12 +312,13 @@ func (t *Table) canonMapString(typ reflect.Type, m map[string]string) (map[strin
 			t.stats.Canonical++
 			return nil, false
 		}
-		cm := *(*map[string]string)(unsafe.Pointer(&c))
+		cm := *(*map[string]V)(unsafe.Pointer(&c))
 		if len(cm) != len(m) {
 			return nil, false
 		}
 		for k, v := range m {
-			if cv, ok := cm[k]; !ok || cv != v {
+			cv, ok := cm[k]
+			if !ok || string(rawBytes(&cv)) != string(rawBytes(&v)) {
 				return nil, false
 			}
 		}
@@ -288,7 +331,48 @@ func (t *Table) canonMapString(typ reflect.Type, m map[string]string) (map[strin
 	return nil, false
 }
 
-// canonMap is canonMapString for a map m of any other type typ, whose keys
+// rawBytes returns the memory of *v.
+func rawBytes[V any](v *V) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(v)), unsafe.Sizeof(*v))
+}
+
+// smallSize bounds the pointer-free values that smallCache shares: the
+// allocator batches pointer-free values smaller than 16 bytes into shared
+// blocks, so that a weak pointer would not say when one dies.
+const smallSize = 16
+
+// smallCache shares small pointer-free values behind pointers (*bool,
+// *int64, *int32...), which are many in an object and few in value: a
+// direct-mapped cache of the last such value of each hash, held strongly.
+// It keeps at most smallSlots values of at most smallSize bytes alive.
+type smallCache struct {
+	slots [smallSlots]smallSlot
+}
+
+const smallSlots = 256
+
+type smallSlot struct {
+	typ reflect.Type
+	p   unsafe.Pointer
+}
+
+// canon returns the cached pointer to a value of pointer type typ equal to
+// the n bytes at p, or p itself, which it caches then.
+func (c *smallCache) canon(typ reflect.Type, p unsafe.Pointer, n uintptr) unsafe.Pointer {
+	var v [smallSize]byte
+	copy(v[:], unsafe.Slice((*byte)(p), n))
+	i := (typeHash(typ) ^ maphash.Comparable(smallSeed, v)) % smallSlots
+	sl := &c.slots[i]
+	if sl.typ == typ && sl.p != nil && string(unsafe.Slice((*byte)(sl.p), n)) == string(v[:n]) {
+		return sl.p
+	}
+	*sl = smallSlot{typ: typ, p: p}
+	return p
+}
+
+var smallSeed = maphash.MakeSeed()
+
+// canonMap is canonStringKeyed for a map m of any other type typ, whose keys
 // and values compare byte for byte, through reflection.
 func (t *Table) canonMap(typ reflect.Type, m reflect.Value) (unsafe.Pointer, bool) {
 	if m.Len() == 0 {
@@ -377,7 +461,7 @@ func (s *typedSet) get(h uint64, typ reflect.Type, n int) (unsafe.Pointer, bool)
 }
 
 func (s *typedSet) put(h uint64, typ reflect.Type, n int, p weak.Pointer[byte]) {
-	if 4*(s.used+1) > 3*len(s.slots) {
+	if 2*(s.used+1) > len(s.slots) { // at most half full: most look-ups miss
 		s.sweep()
 	}
 	key := keyOf(h, n)
@@ -390,7 +474,7 @@ func (s *typedSet) put(h uint64, typ reflect.Type, n int, p weak.Pointer[byte]) 
 
 func (s *typedSet) sweep() {
 	old := s.slots
-	s.slots, s.used = make([]typedSlot, slotsFor(old, (*typedSlot).live)), 0
+	s.slots, s.used = make([]typedSlot, slotsFor(old, (*typedSlot).live, 4)), 0
 	for i := range old {
 		if old[i].live() {
 			*s.find(old[i].key, old[i].typ) = old[i]

@@ -47,11 +47,12 @@ type Table struct {
 	seed       maphash.Seed
 
 	mu      sync.Mutex
-	strs    weakSet  // guarded by mu; hash of a string → its canonical bytes
-	boxes   weakSet  // guarded by mu; hash of a string → its canonical box, an any holding it
-	byts    weakSet  // guarded by mu; hash of a byte slice → its canonical array
-	structs typedSet // guarded by mu; hash and type of a pointer's target, a slice's elements or a map → its canonical copy
-	seen    []uint32 // guarded by mu; the doorkeeper: hash tags of values seen once, direct-mapped
+	strs    weakSet    // guarded by mu; hash of a string → its canonical bytes
+	boxes   weakSet    // guarded by mu; hash of a string → its canonical box, an any holding it
+	byts    weakSet    // guarded by mu; hash of a byte slice → its canonical array
+	small   smallCache // guarded by mu; small pointer-free values behind pointers
+	structs typedSet   // guarded by mu; hash and type of a pointer's target, a slice's elements or a map → its canonical copy
+	seen    []uint32   // guarded by mu; the doorkeeper: hash tags of values seen once, direct-mapped
 	// walking is set during a Share; pending holds the hashes of the
 	// values it saw for the first time, recorded in seen when it ends.
 	// Both guarded by mu.
@@ -376,7 +377,7 @@ func (s *weakSet) put(h uint64, n int, p weak.Pointer[byte]) bool {
 // sweep moves the live entries to a new array of twice their number.
 func (s *weakSet) sweep() {
 	old := s.slots
-	s.slots, s.used = make([]slot, slotsFor(old, (*slot).live)), 0
+	s.slots, s.used = make([]slot, slotsFor(old, (*slot).live, 2)), 0
 	for i := range old {
 		if old[i].live() {
 			*s.find(old[i].key) = old[i]
@@ -388,8 +389,8 @@ func (s *weakSet) sweep() {
 func (sl *slot) live() bool { return sl.key != 0 && sl.p.Value() != nil }
 
 // slotsFor returns the size of the array that replaces old in a sweep:
-// twice its live slots, a power of two, at least minSlots.
-func slotsFor[S any](old []S, live func(*S) bool) int {
+// factor times its live slots, a power of two, at least minSlots.
+func slotsFor[S any](old []S, live func(*S) bool, factor int) int {
 	n := 0
 	for i := range old {
 		if live(&old[i]) {
@@ -397,7 +398,7 @@ func slotsFor[S any](old []S, live func(*S) bool) int {
 		}
 	}
 	size := minSlots
-	for size < 2*n {
+	for size < factor*n {
 		size *= 2
 	}
 	return size
