@@ -29,7 +29,7 @@ func newInformerCache(exampleObject runtime.Object, indexers Indexers, opts []St
 
 // errEncodedStoreUnwired is returned while the cache cannot hold the
 // encoded engine.
-var errEncodedStoreUnwired = errors.New("Encode memory mode: the informer's cache cannot hold the encoded store yet")
+var errEncodedStoreUnwired = errors.New("encode: the informer's cache cannot hold the encoded store yet")
 
 // useStore makes the Encode engine c's storage, when m encodes.
 func (m *memoryMode) useStore(c *cache, indexers Indexers) error {
