@@ -244,7 +244,8 @@
 //	controller  runs the reflector and the pop loop (controller.go); an informer's queue and
 //	            how it pops, with the keys the queue computed (informer_pipeline.go)
 //	processing  writes each popped change to the store (store.go, thread_safe_store.go,
-//	            index.go), then tells the handler (process_deltas.go)
+//	            index.go), then tells the handler (process_deltas.go); the memory modes
+//	            trim and share objects in the queue's transform step (memory_*.go)
 //	processor   fans out to the handlers (processor.go), resync schedules (resync.go)
 //	listener    per handler: a chunked queue (notification_queue.go), the delivery goroutine
 //	            (listener.go), bounded backlogs (listener_backlog.go, coalescing_backlog.go)
