@@ -12,17 +12,18 @@ import (
 type opKind uint8
 
 const (
-	opString    opKind = iota // a string (of any named string type)
-	opBytes                   // a []byte (of any named byte-slice type)
-	opPtr                     // a pointer to a value of plan elem
-	opSlice                   // a slice of values of plan elem
-	opArray                   // an array of n values of plan elem
-	opMapString               // a map whose underlying type is map[string]string
-	opMapAny                  // a map whose underlying type is map[string]any
-	opMapBytes                // a map whose underlying type is map[string][]byte
-	opMap                     // any other map with a string key or values to walk
-	opAny                     // an empty interface
-	opIface                   // a non-empty interface
+	opString      opKind = iota // a string (of any named string type)
+	opBytes                     // a []byte (of any named byte-slice type)
+	opPtr                       // a pointer to a value of plan elem
+	opSlice                     // a slice of values of plan elem
+	opArray                     // an array of n values of plan elem
+	opMapString                 // a map whose underlying type is map[string]string
+	opMapAny                    // a map whose underlying type is map[string]any
+	opMapBytes                  // a map whose underlying type is map[string][]byte
+	opMapQuantity               // a map with string keys and resource.Quantity values (a ResourceList)
+	opMap                       // any other map with a string key or values to walk
+	opAny                       // an empty interface
+	opIface                     // a non-empty interface
 )
 
 // op is one step of a plan: what to canonicalise at offset off of the
@@ -205,6 +206,8 @@ func (b *planBuilder) mapOps(t reflect.Type, off uintptr, ops []op) []op {
 		return append(ops, op{kind: opMapAny, off: off})
 	case k == stringT && e == bytesT:
 		return append(ops, op{kind: opMapBytes, off: off})
+	case k.Kind() == reflect.String && e == quantityT:
+		return append(ops, op{kind: opMapQuantity, off: off})
 	}
 	ep := b.plan(e)
 	if k.Kind() != reflect.String && ep == nil {

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"unsafe"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -23,6 +24,7 @@ type walker struct {
 	t       *Table
 	visits  int // left in this walk
 	scratch map[reflect.Type]reflect.Value
+	q       resource.Quantity // mapQuantity's scratch value
 }
 
 // root walks obj, a pointer or a map.
@@ -82,6 +84,10 @@ func (w *walker) walk(ptr unsafe.Pointer, p *plan, depth int) {
 			w.mapAny(*(*map[string]any)(fp), depth+1, plainMap)
 		case opMapBytes:
 			w.mapBytes(*(*map[string][]byte)(fp))
+		case opMapQuantity:
+			// A map whose key type is a string type has the layout and
+			// the hash function of a map[string]V.
+			w.mapQuantity(*(*map[string]resource.Quantity)(fp), depth+1)
 		case opMap:
 			w.mapValue(reflect.NewAt(o.typ, fp).Elem(), depth+1)
 		case opAny:
@@ -186,6 +192,26 @@ func (w *walker) mapBytes(m map[string][]byte) {
 			m[ck] = cv
 		}
 	}
+}
+
+// mapQuantity canonicalises the keys of m and the cached strings of its
+// values, without reflection; the value is walked in the walker's scratch
+// Quantity and stored back when it changed.
+func (w *walker) mapQuantity(m map[string]resource.Quantity, depth int) {
+	qp := planOf(quantityT)
+	w.visits -= len(m)
+	for k, v := range m {
+		ck, kok := w.t.canonString(k)
+		kNew := kok && unsafe.StringData(ck) != unsafe.StringData(k)
+		w.count(kok, kNew)
+		w.q = v
+		before := w.t.stats.Replaced
+		w.walk(unsafe.Pointer(&w.q), qp, depth)
+		if kNew || w.t.stats.Replaced != before {
+			m[ck] = w.q
+		}
+	}
+	w.q = resource.Quantity{}
 }
 
 // mapRole says which map of an unstructured object mapAny walks.
