@@ -55,6 +55,11 @@
 // memory other objects use (a Quantity in a map, such as a ResourceList's,
 // is shared: map values cannot be written through a method).
 //
+// Pointers to small pointer-free values (*bool, *int64, *int32: many in
+// an object, few in value) go through a 256-slot direct-mapped cache of
+// the last value of each hash instead, held strongly: at most 256 values
+// of at most 16 bytes.
+//
 // As for strings, a value is admitted on its second sighting (the
 // doorkeeper's tags are shared), its canonical copy is the memory of the
 // object that showed it then, and the table refers to it weakly, with its
@@ -133,7 +138,10 @@
 // sighting: a doorkeeper of 32-bit hash tags, four-way set associative and
 // first in first out within a set, four slots per canonical string (4,096
 // to 1M slots), remembers the first. The first object holding a value
-// keeps its own copy; later ones share the canonical one. An update of an
+// keeps its own copy; later ones share the canonical one. The sightings
+// of one Share are recorded when it ends, so a value an object holds
+// twice (a Pod's IP in podIP and podIPs, its token volume's name in every
+// volume mount) is not admitted by that object alone. An update of an
 // object shows its own values a second time, so they are admitted then;
 // the uid and resourceVersion, unique to every object and version, are
 // not walked at all. Two live values of one length whose 64-bit hashes
