@@ -123,8 +123,7 @@ type MemoryOptions struct {
 	// references, images, env names...), byte slices (managedFields'
 	// raw JSON, Secret data) and whole subtrees deeply equal to one
 	// already cached (label maps, owner references, tolerations, env,
-	// probes; of typed objects: those of unstructured objects share their
-	// strings, keys and string values, not their maps). Readers
+	// probes; the maps and lists of unstructured objects too). Readers
 	// see ordinary objects at unchanged cost; see "Cached objects are
 	// immutable" above for what it asks of callers. One table per
 	// informer, whose entries die with the last object using them.

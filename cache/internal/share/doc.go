@@ -48,17 +48,34 @@
 // canonical copy, and so do pointers, slices and maps, so the comparison
 // is exact, if strict: a value holding a string seen only once, or an
 // unexported pointer, is left alone. Values whose type holds an
-// interface, a channel or a function are left alone; so are unstructured
-// objects (their values are interfaces), and pointers to and slices of
+// interface, a channel or a function are left alone, and so are pointers
+// to and slices of
 // values holding a resource.Quantity inline, whose String method caches
 // into the Quantity it reads: shared, a reader's call could write into
 // memory other objects use (a Quantity in a map, such as a ResourceList's,
 // is shared: map values cannot be written through a method).
 //
+// Unstructured objects are shared the same way, in the string walk: once
+// a map's or a list's values are done, the map (by its entries: key bytes
+// and value identities) or the list (by its elements' identities) is
+// replaced by its canonical copy. Their booleans and numbers are boxed in
+// interfaces, each box allocated by the decoder, so with Structures the
+// walk replaces them by cached boxes first, which makes equal numbers the
+// same memory, as equal strings are. A list held by an interface is
+// identified by its array and length, not its box. Lists of lists are
+// compared by their inner lists' boxes, so rarely shared.
+//
 // Pointers to small pointer-free values (*bool, *int64, *int32: many in
-// an object, few in value) go through a 256-slot direct-mapped cache of
-// the last value of each hash instead, held strongly: at most 256 values
-// of at most 16 bytes.
+// an object, few in value) and the boxed numbers and booleans of
+// unstructured objects go through a small cache instead, held strongly:
+// two candidate slots per value among 512, at most 512 values of at most
+// 16 bytes.
+//
+// A value nested d maps, lists or pointers deep is shared from about the
+// (d+2)th object holding it on: its children become canonical first, one
+// sighting at a time. The objects of one template (the Pods of the
+// Deployments of one app) share their deep values once a few of them have
+// been seen.
 //
 // As for strings, a value is admitted on its second sighting (the
 // doorkeeper's tags are shared), its canonical copy is the memory of the

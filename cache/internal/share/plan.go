@@ -71,6 +71,8 @@ var (
 	anyT      = reflect.TypeFor[any]()
 	bytesT    = reflect.TypeFor[[]byte]()
 	quantityT = reflect.TypeFor[resource.Quantity]()
+	mapAnyT   = reflect.TypeFor[map[string]any]()
+	sliceAnyT = reflect.TypeFor[[]any]()
 )
 
 // planOf returns the plan of t, or nil when a value of t holds nothing to

@@ -212,7 +212,7 @@ func (w *walker) structures(ptr unsafe.Pointer, p *splan, depth int) {
 			}
 		case sopSmallPtr:
 			if q := *(*unsafe.Pointer)(fp); q != nil {
-				if c := t.small.canon(o.typ, q, o.size); c != q {
+				if c := t.small.canon((*eface)(unsafe.Pointer(&o.typ)).data, q, o.size); c != q {
 					*(*unsafe.Pointer)(fp) = c
 					t.stats.Replaced++
 				}
@@ -262,9 +262,10 @@ type sliceHeader struct {
 const structDomain = 0x6a09e667f3bcc909
 
 // typeHash returns a hash of the identity of t.
-func typeHash(t reflect.Type) uint64 {
-	return uint64(uintptr((*eface)(unsafe.Pointer(&t)).data)) * 0x9e3779b97f4a7c15
-}
+func typeHash(t reflect.Type) uint64 { return typeHashOf((*eface)(unsafe.Pointer(&t)).data) }
+
+// typeHashOf returns a hash of a type descriptor's address.
+func typeHashOf(p unsafe.Pointer) uint64 { return uint64(uintptr(p)) * 0x9e3779b97f4a7c15 }
 
 // canonBlock returns the canonical copy of the n bytes at p, values of the
 // pointer or slice type typ, or p itself when it is canonical, not
@@ -292,17 +293,17 @@ func (t *Table) canonBlock(typ reflect.Type, p unsafe.Pointer, n uintptr) unsafe
 
 // canonStringKeyed returns the canonical copy of m, a map of type typ
 // with string keys (a map[string]string, a ResourceList), and true; or
-// false when m is empty, canonical already, not admitted yet, or collides
+// false when m is nil, canonical already, not admitted yet, or collides
 // with another live value. Keys and values are hashed and compared byte
 // for byte: a string by its header, so by the identity of its bytes,
 // which are canonical when they are shared.
 func canonStringKeyed[V any](t *Table, typ reflect.Type, m map[string]V) (map[string]V, bool) {
-	if len(m) == 0 {
+	if m == nil {
 		return nil, false
 	}
 	var h uint64
 	for k, v := range m {
-		h += maphash.Comparable(t.seed, [2]uint64{maphash.Bytes(t.seed, rawBytes(&k)), maphash.Bytes(t.seed, rawBytes(&v))})
+		h += maphash.Comparable(t.seed, [2]uint64{maphash.Bytes(t.seed, rawBytes(&k)), valueHash(t.seed, &v)})
 	}
 	h = maphash.Comparable(t.seed, h) ^ typeHash(typ) ^ structDomain
 	mp := *(*unsafe.Pointer)(unsafe.Pointer(&m))
@@ -318,7 +319,7 @@ func canonStringKeyed[V any](t *Table, typ reflect.Type, m map[string]V) (map[st
 		}
 		for k, v := range m {
 			cv, ok := cm[k]
-			if !ok || string(rawBytes(&cv)) != string(rawBytes(&v)) {
+			if !ok || !sameValue(&cv, &v) {
 				return nil, false
 			}
 		}
@@ -329,6 +330,37 @@ func canonStringKeyed[V any](t *Table, typ reflect.Type, m map[string]V) (map[st
 		t.structs.put(h, typ, len(m), weak.Make((*byte)(mp)))
 	}
 	return nil, false
+}
+
+// valueID returns what identifies the value *v for canonStringKeyed when
+// its memory does not: an any holding a slice, whose box is allocated anew
+// each time the slice is stored in a map, is identified by its type, data
+// pointer and length.
+func valueID[V any](v *V) ([3]uintptr, bool) {
+	if a, ok := any(v).(*any); ok {
+		if l, ok := (*a).([]any); ok {
+			return [3]uintptr{uintptr((*eface)(unsafe.Pointer(a)).typ), uintptr(unsafe.Pointer(unsafe.SliceData(l))), uintptr(len(l))}, true
+		}
+	}
+	return [3]uintptr{}, false
+}
+
+// valueHash hashes *v by its identity: valueID, or its memory.
+func valueHash[V any](seed maphash.Seed, v *V) uint64 {
+	if id, ok := valueID(v); ok {
+		return maphash.Comparable(seed, id)
+	}
+	return maphash.Bytes(seed, rawBytes(v))
+}
+
+// sameValue reports whether *a and *b have the same identity.
+func sameValue[V any](a, b *V) bool {
+	ida, oka := valueID(a)
+	idb, okb := valueID(b)
+	if oka || okb {
+		return oka && okb && ida == idb
+	}
+	return string(rawBytes(a)) == string(rawBytes(b))
 }
 
 // rawBytes returns the memory of *v.
@@ -342,35 +374,59 @@ func rawBytes[V any](v *V) []byte {
 const smallSize = 16
 
 // smallCache shares small pointer-free values behind pointers (*bool,
-// *int64, *int32...), which are many in an object and few in value: a
-// direct-mapped cache of the last such value of each hash, held strongly.
-// It keeps at most smallSlots values of at most smallSize bytes alive.
+// *int64, *int32...) and the boxed numbers of unstructured objects, which
+// are many in an object and few in value: each value has two slots (from
+// two halves of its hash), takes the first if it is free and the second
+// otherwise, and is held strongly there. It keeps at most smallSlots
+// values of at most smallSize bytes alive.
 type smallCache struct {
-	slots [smallSlots]smallSlot
+	slots [smallSlots]eface // the type's identity and the value's address
 }
 
-const smallSlots = 256
+const smallSlots = 512
 
-type smallSlot struct {
-	typ reflect.Type
-	p   unsafe.Pointer
-}
-
-// canon returns the cached pointer to a value of pointer type typ equal to
+// canon returns the cached address of a value of type typ (a type
+// descriptor's address: the pointer type's, or the boxed value's) equal to
 // the n bytes at p, or p itself, which it caches then.
-func (c *smallCache) canon(typ reflect.Type, p unsafe.Pointer, n uintptr) unsafe.Pointer {
+func (c *smallCache) canon(typ, p unsafe.Pointer, n uintptr) unsafe.Pointer {
 	var v [smallSize]byte
 	copy(v[:], unsafe.Slice((*byte)(p), n))
-	i := (typeHash(typ) ^ maphash.Comparable(smallSeed, v)) % smallSlots
-	sl := &c.slots[i]
-	if sl.typ == typ && sl.p != nil && string(unsafe.Slice((*byte)(sl.p), n)) == string(v[:n]) {
-		return sl.p
+	h := maphash.Comparable(smallSeed, v) ^ typeHashOf(typ)
+	i1, i2 := h%smallSlots, h>>32%smallSlots
+	for _, i := range [2]uint64{i1, i2} {
+		if sl := &c.slots[i]; sl.typ == typ && sl.data != nil && string(unsafe.Slice((*byte)(sl.data), n)) == string(v[:n]) {
+			return sl.data
+		}
 	}
-	*sl = smallSlot{typ: typ, p: p}
+	i := i2
+	if c.slots[i1].data == nil {
+		i = i1
+	}
+	c.slots[i] = eface{typ: typ, data: p}
 	return p
 }
 
 var smallSeed = maphash.MakeSeed()
+
+// box returns the cached box of an int64, float64 or bool equal to the one *a
+// holds, and true; or false when *a is that box or the cache takes it. So
+// the numbers of unstructured objects (ports, replica counts) compare by
+// identity, as their strings do, and the maps and lists holding them can
+// be shared.
+func (c *smallCache) box(a *any) (any, bool) {
+	e := (*eface)(unsafe.Pointer(a))
+	n := uintptr(8)
+	if _, ok := (*a).(bool); ok {
+		n = 1
+	}
+	d := c.canon(e.typ, e.data, n)
+	if d == e.data {
+		return nil, false
+	}
+	var v any
+	*(*eface)(unsafe.Pointer(&v)) = eface{typ: e.typ, data: d}
+	return v, true
+}
 
 // canonMap is canonStringKeyed for a map m of any other type typ, whose keys
 // and values compare byte for byte, through reflection.

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/informer-go/informer/cache/internal/share/podtest"
 )
@@ -277,4 +278,73 @@ func FuzzShareStructures(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestShareStructuresUnstructured is TestShareStructures for unstructured
+// Pods: their equal maps and lists are shared too, numbers included.
+func TestShareStructuresUnstructured(t *testing.T) {
+	tab := New(Options{Bytes: true, Structures: true})
+	order := podtest.List(5, 10)
+	pods := make([]*unstructured.Unstructured, 10*samePod)
+	for _, i := range order {
+		pods[i] = podtest.Unstructured(i)
+		tab.Share(pods[i])
+	}
+	for _, i := range order {
+		if want := podtest.Unstructured(i); !reflect.DeepEqual(want, pods[i]) {
+			t.Fatalf("pod %d changed (-want +got):\n%s", i, cmp.Diff(want, pods[i]))
+		}
+	}
+	k := slices.Index(order, 3)
+	for k > 0 && order[k-1]%samePod == 3 {
+		k--
+	}
+	// A value nested d maps or lists deep is shared from the (d+2)th Pod
+	// of a Deployment on (see the package documentation): compare the
+	// last two.
+	equal, shared := sharedUnstructured(pods[order[k+8]].Object, pods[order[k+9]].Object, true)
+	if equal < 10 || shared != equal {
+		t.Errorf("%d of the %d maximal equal maps and lists of two Pods of one Deployment are shared, want all (and at least 10)", shared, equal)
+	}
+	t.Logf("%+v; %d of %d shared", tab.Stats(), shared, equal)
+}
+
+// sharedUnstructured counts the maps and lists of a and b, values of
+// unstructured objects, that are deeply equal and not inside an equal one
+// (equal), and how many of those are the same memory (shared). The root
+// object itself is never shared.
+func sharedUnstructured(a, b any, root bool) (equal, shared int) {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok {
+			return 0, 0
+		}
+		if !root && reflect.DeepEqual(x, y) {
+			if reflect.ValueOf(x).UnsafePointer() == reflect.ValueOf(y).UnsafePointer() {
+				return 1, 1
+			}
+			return 1, 0
+		}
+		for key, v := range x {
+			e, s := sharedUnstructured(v, y[key], false)
+			equal, shared = equal+e, shared+s
+		}
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) == 0 || len(x) != len(y) {
+			return 0, 0
+		}
+		if reflect.DeepEqual(x, y) {
+			if unsafe.SliceData(x) == unsafe.SliceData(y) {
+				return 1, 1
+			}
+			return 1, 0
+		}
+		for i := range x {
+			e, s := sharedUnstructured(x[i], y[i], false)
+			equal, shared = equal+e, shared+s
+		}
+	}
+	return equal, shared
 }

@@ -267,7 +267,12 @@ func (w *walker) mapAny(m map[string]any, depth int, role mapRole) {
 // written: a box may be shared or read-only.
 func (w *walker) anyValue(a *any, depth int) (any, bool) {
 	switch x := (*a).(type) {
-	case nil, bool, int64, float64, int, int32, float32, uint64:
+	case int64, float64, bool:
+		if w.t.structures {
+			return w.t.small.box(a)
+		}
+		return nil, false
+	case nil, int, int32, float32, uint64:
 		return nil, false
 	case string:
 		b, ok := w.t.canonBox(x)
@@ -282,8 +287,19 @@ func (w *walker) anyValue(a *any, depth int) (any, bool) {
 		return b, true
 	case map[string]any:
 		w.mapAny(x, depth, plainMap)
+		if w.t.structures {
+			if c, ok := canonStringKeyed(w.t, mapAnyT, x); ok {
+				return c, true
+			}
+		}
 	case []any:
 		w.sliceAny(x, depth)
+		if w.t.structures && len(x) > 0 {
+			p := unsafe.Pointer(unsafe.SliceData(x))
+			if c := w.t.canonBlock(sliceAnyT, p, uintptr(len(x))*unsafe.Sizeof(*a)); c != p {
+				return unsafe.Slice((*any)(c), len(x)), true
+			}
+		}
 	default:
 		w.inPlace(reflect.ValueOf(x), depth)
 	}
