@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
-	"slices"
 	"testing"
 	"unsafe"
 
@@ -19,36 +18,46 @@ import (
 // it: the first keeps its own values, the second's become canonical) hold
 // their equal maps, slices and pointer targets in one copy.
 func TestShareStructures(t *testing.T) {
-	tab := New(Options{Bytes: true, Structures: true})
-	order := podtest.List(5, 4)
-	pods := make([]*podtest.Pod, 4*samePod)
-	for _, i := range order {
-		pods[i] = podtest.Typed(i)
-		tab.Share(pods[i])
-		if want := podtest.Typed(i); !reflect.DeepEqual(want, pods[i]) {
-			t.Fatalf("sharing changed pod %d (-want +got):\n%s", i, cmp.Diff(want, pods[i]))
-		}
-	}
-	for _, i := range order { // no later Share changed an earlier Pod
-		if want := podtest.Typed(i); !reflect.DeepEqual(want, pods[i]) {
-			t.Fatalf("pod %d changed after it was shared (-want +got):\n%s", i, cmp.Diff(want, pods[i]))
-		}
-	}
-	k := slices.Index(order, 3)
-	for k > 0 && order[k-1]%samePod == 3 {
-		k--
-	}
-	equal, shared := sharedContainers(reflect.ValueOf(pods[order[k+2]]).Elem(), reflect.ValueOf(pods[order[k+3]]).Elem())
+	pods, deployment := shareDeployment(t, 4, func(i int) any { return podtest.Typed(i) })
+	equal, shared := sharedContainers(reflect.ValueOf(pods[deployment[2]]).Elem(), reflect.ValueOf(pods[deployment[3]]).Elem())
 	if equal < 20 || shared != equal {
 		t.Errorf("%d of the %d maximal equal maps, slices and pointers of two Pods of one Deployment are shared, want all (and at least 20)", shared, equal)
 	}
 	// Shared slices have their capacity cut to their length: an append
 	// copies.
-	p := pods[order[k+3]]
+	p := pods[deployment[3]].(*podtest.Pod)
 	if l := p.OwnerReferences; cap(l) != len(l) {
 		t.Errorf("a shared slice has capacity %d, length %d: an append would write into the canonical array", cap(l), len(l))
 	}
-	t.Logf("%+v; %d of %d shared", tab.Stats(), shared, equal)
+	t.Logf("%d of %d shared", shared, equal)
+}
+
+// shareDeployment shares, through one table with Options.Structures, the
+// Pods of 5 namespaces with replicas Pods per Deployment, made by pod, in
+// list order; checks that none changes, also after later ones were
+// shared; and returns them by number with the numbers of the Pods of
+// Deployment 3, in list order.
+func shareDeployment(t *testing.T, replicas int, pod func(i int) any) (pods []any, deployment []int) {
+	t.Helper()
+	tab := New(Options{Bytes: true, Structures: true})
+	order := podtest.List(5, replicas)
+	pods = make([]any, replicas*samePod)
+	for _, i := range order {
+		pods[i] = pod(i)
+		tab.Share(pods[i])
+	}
+	for _, i := range order {
+		if want := pod(i); !reflect.DeepEqual(want, pods[i]) {
+			t.Fatalf("pod %d changed (-want +got):\n%s", i, cmp.Diff(want, pods[i]))
+		}
+	}
+	for _, i := range order {
+		if i%samePod == 3 {
+			deployment = append(deployment, i)
+		}
+	}
+	t.Logf("%+v", tab.Stats())
+	return pods, deployment
 }
 
 // sharedContainers counts the maps, slices and pointers of a and b (of one
@@ -283,30 +292,15 @@ func FuzzShareStructures(f *testing.F) {
 // TestShareStructuresUnstructured is TestShareStructures for unstructured
 // Pods: their equal maps and lists are shared too, numbers included.
 func TestShareStructuresUnstructured(t *testing.T) {
-	tab := New(Options{Bytes: true, Structures: true})
-	order := podtest.List(5, 10)
-	pods := make([]*unstructured.Unstructured, 10*samePod)
-	for _, i := range order {
-		pods[i] = podtest.Unstructured(i)
-		tab.Share(pods[i])
-	}
-	for _, i := range order {
-		if want := podtest.Unstructured(i); !reflect.DeepEqual(want, pods[i]) {
-			t.Fatalf("pod %d changed (-want +got):\n%s", i, cmp.Diff(want, pods[i]))
-		}
-	}
-	k := slices.Index(order, 3)
-	for k > 0 && order[k-1]%samePod == 3 {
-		k--
-	}
+	pods, deployment := shareDeployment(t, 10, func(i int) any { return podtest.Unstructured(i) })
 	// A value nested d maps or lists deep is shared from the (d+2)th Pod
 	// of a Deployment on (see the package documentation): compare the
 	// last two.
-	equal, shared := sharedUnstructured(pods[order[k+8]].Object, pods[order[k+9]].Object, true)
+	equal, shared := sharedUnstructured(pods[deployment[8]].(*unstructured.Unstructured).Object, pods[deployment[9]].(*unstructured.Unstructured).Object, true)
 	if equal < 10 || shared != equal {
 		t.Errorf("%d of the %d maximal equal maps and lists of two Pods of one Deployment are shared, want all (and at least 10)", shared, equal)
 	}
-	t.Logf("%+v; %d of %d shared", tab.Stats(), shared, equal)
+	t.Logf("%d of %d shared", shared, equal)
 }
 
 // sharedUnstructured counts the maps and lists of a and b, values of
