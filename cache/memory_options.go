@@ -147,7 +147,7 @@ type MemoryOptions struct {
 // metadata or of an unknown shape, Encode for a type with no codec, and a
 // bad DecodedCacheSize are errors. Nil options are valid.
 func (o *MemoryOptions) Validate(exampleObject runtime.Object) error {
-	_, err := newMemoryMode(exampleObject, o)
+	_, err := newMemoryMode(exampleObject, o, false)
 	return err
 }
 
@@ -163,13 +163,16 @@ func (o *MemoryOptions) keptPaths() []string {
 type memoryMode struct {
 	dropManagedFields bool
 	projection        *project.Projection // nil without Keep
-	table             *share.Table        // nil without Share
+	share             bool                // Share is on
+	table             *share.Table        // Share's table; nil without Share, or in a mode built only to validate
 	encode            *encodeOptions      // nil without Encode
 }
 
 // newMemoryMode validates o for objects of example's type and returns its
-// mode; nil options, and options that select nothing, return nil.
-func newMemoryMode(example runtime.Object, o *MemoryOptions) (*memoryMode, error) {
+// mode, with its Share table when withTable is set (a mode that only
+// validates needs none); nil options, and options that select nothing,
+// return nil.
+func newMemoryMode(example runtime.Object, o *MemoryOptions, withTable bool) (*memoryMode, error) {
 	if o == nil {
 		return nil, nil
 	}
@@ -191,7 +194,10 @@ func newMemoryMode(example runtime.Object, o *MemoryOptions) (*memoryMode, error
 		m.projection = p
 	}
 	if o.Share {
-		m.table = share.New(share.Options{Bytes: true, Structures: true})
+		m.share = true
+		if withTable {
+			m.table = share.New(share.Options{Bytes: true, Structures: true})
+		}
 	}
 	if o.Encode {
 		if isNilObject(example) {
@@ -206,7 +212,7 @@ func newMemoryMode(example runtime.Object, o *MemoryOptions) (*memoryMode, error
 		}
 		m.encode = &encodeOptions{DecodedCacheSize: size}
 	}
-	if !m.dropManagedFields && m.projection == nil && m.table == nil && m.encode == nil {
+	if !m.dropManagedFields && m.projection == nil && !m.share && m.encode == nil {
 		return nil, nil
 	}
 	return m, nil

@@ -387,7 +387,7 @@ func TestMemoryOptionsInvalidAtConstruction(t *testing.T) {
 // refuses only an object the projection cannot project.
 func TestMemoryWriteBadInput(t *testing.T) {
 	all := &MemoryOptions{DropManagedFields: true, Keep: []string{"metadata"}, Share: true}
-	mode, err := newMemoryMode(&metav1.PartialObjectMetadata{}, all)
+	mode, err := newMemoryMode(&metav1.PartialObjectMetadata{}, all, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -417,7 +417,7 @@ func TestMemoryWriteBadInput(t *testing.T) {
 // is reported, once.
 func TestMemoryKeepIndexCheck(t *testing.T) {
 	handled := storeHandledErrors(t)
-	mode, err := newMemoryMode(&unstructured.Unstructured{}, &MemoryOptions{Keep: []string{"status.phase"}})
+	mode, err := newMemoryMode(&unstructured.Unstructured{}, &MemoryOptions{Keep: []string{"status.phase"}}, true)
 	if err != nil {
 		t.Fatal(err)
 	}

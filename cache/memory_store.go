@@ -16,7 +16,7 @@ import (
 // does, rather than fail later.
 func newInformerCache(exampleObject runtime.Object, indexers Indexers, opts []StoreOption, memory *MemoryOptions) (*cache, *memoryMode) {
 	c := newCache(DeletionHandlingMetaNamespaceKeyFunc, indexers, opts)
-	mode, err := newMemoryMode(exampleObject, memory)
+	mode, err := newMemoryMode(exampleObject, memory, true)
 	if err == nil {
 		err = mode.useStore(c, indexers)
 	}
