@@ -39,6 +39,8 @@ type badInput struct {
 	// reported says that errors reach utilruntime.HandleErrorWithContext,
 	// directly or through the default watch error handler.
 	reported bool
+	// memory are the informer's memory options.
+	memory *MemoryOptions
 }
 
 // badInputs are the rows of the table, in its order.
@@ -205,6 +207,13 @@ var badInputs = []badInput{
 			return hooks
 		},
 	},
+	{
+		row:      "invalid memory options",
+		reported: true,
+		hooks:    func(*fakeServer) hostileHooks { return hostileHooks{} },
+		memory:   &MemoryOptions{DropManagedFields: true, Keep: []string{"spec.nodeName"}, Share: true},
+		synced:   true,
+	},
 }
 
 // staleResourceVersion marks the stale copies of duplicated objects: a
@@ -238,7 +247,7 @@ func TestBadInput(t *testing.T) {
 					lw := newHostileLW(srv, tc.hooks(srv))
 					handled := storeHandledErrors(t)
 					lw.noWatchList, lw.optOutPanics = tc.noWatchList, tc.optOutPanics
-					inf := newTestInformer(lw, SharedIndexInformerOptions{InOrder: mode.inOrder})
+					inf := newTestInformer(lw, SharedIndexInformerOptions{InOrder: mode.inOrder, Memory: tc.memory})
 					rec := newRecorder()
 					if _, err := inf.AddEventHandler(rec); err != nil {
 						t.Fatal(err)

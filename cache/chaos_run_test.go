@@ -201,6 +201,7 @@ func (r *chaosRun) setUp() {
 		r.store, r.ctrl = NewInformerWithOptions(InformerOptions{
 			Logger: &r.logger, ListerWatcher: r.lw, ObjectType: &metav1.PartialObjectMetadata{},
 			Handler: h, ResyncPeriod: r.cfg.resync, Indexers: indexers, InOrder: r.cfg.inOrder,
+			Memory: r.cfg.memory.options,
 		})
 		go func() {
 			defer close(r.runDone)
@@ -210,6 +211,7 @@ func (r *chaosRun) setUp() {
 	}
 	r.inf = newSharedIndexInformer(r.lw, &metav1.PartialObjectMetadata{}, SharedIndexInformerOptions{
 		ResyncPeriod: r.cfg.resync, Indexers: indexers, InOrder: r.cfg.inOrder,
+		Memory: r.cfg.memory.options,
 	}, r.clk)
 	if r.cfg.realTime {
 		r.inf.realTime = r.clk // the reflector's real time runs as fast

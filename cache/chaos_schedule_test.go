@@ -37,6 +37,9 @@ type chaosConfig struct {
 	pool, initial int
 	// handlers is the number of handlers added before Run.
 	handlers int
+	// memory is the informer's memory options: chaosMemoryModes[seed%len],
+	// so that every mode runs in both pipelines.
+	memory chaosMemoryMode
 }
 
 // stepKind is one kind of step of a schedule. The kinds named after a fault
@@ -144,6 +147,7 @@ func chaosPlan(seed uint64, inOrder bool) (chaosConfig, []chaosStep) {
 	rng := rand.New(rand.NewPCG(seed, 0x6368616f73)) // "chaos"
 	cfg := chaosConfig{seed: seed, inOrder: inOrder}
 	cfg.lowLevel = rng.IntN(5) == 0
+	cfg.memory = chaosMemoryModes[seed%uint64(len(chaosMemoryModes))]
 	cfg.realTime = !cfg.lowLevel && seed%32 == 7
 	switch rng.IntN(4) {
 	case 0: // a client that opts out of streaming lists
@@ -291,6 +295,7 @@ func (c chaosConfig) String() string {
 	} else {
 		add("shared informer with %d handlers", c.handlers)
 	}
+	add("memory %s", c.memory.name)
 	if c.realTime {
 		add("real time")
 	} else {

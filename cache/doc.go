@@ -184,6 +184,10 @@
 //	                             error handler, and a relist follows after a backoff
 //	                             delay. A panic of IsWatchListSemanticsUnSupported counts
 //	                             as no opt-out.
+//	invalid memory options       MemoryOptions that do not fit the example object (a Keep
+//	                             path its type lacks, Encode for a type with no codec)
+//	                             are reported once, at construction; the informer runs
+//	                             without them, keeping full objects.
 //
 // # Operating informers
 //
@@ -199,6 +203,23 @@
 // to its informer through a small observer; the queues number the deltas they
 // take in so that a wait knows when everything up to a resource version is
 // stored, in both queue modes.
+//
+// # Memory
+//
+// An informer's objects are most of its heap. [MemoryOptions] (the Memory
+// field of every informer's options, nil by default) keeps them smaller,
+// on the informer's write path, in the queue's transform step after the
+// user's transform: DropManagedFields deletes metadata.managedFields; Keep
+// projects every object to chosen field paths, metadata always included,
+// and marks it ([IsProjected], [CheckWritable]); Share stores once the
+// strings, byte slices and whole maps, slices and structs that repeat
+// across objects (the leaf packages cache/internal/project and
+// cache/internal/share do the work). Readers see ordinary objects: Get,
+// List, ByIndex, listers, handlers and the old object of an update all
+// read what the write path cached. Cached objects must never be mutated
+// (client-go's contract); with Share a mutation corrupts other objects too.
+// Encode keeps objects serialized and decodes them on read (the store's
+// engine, built by newEncodedThreadSafeStore).
 //
 // # Shards
 //
@@ -225,7 +246,8 @@
 //	controller  runs the reflector and the pop loop (controller.go); an informer's queue and
 //	            how it pops, with the keys the queue computed (informer_pipeline.go)
 //	processing  writes each popped change to the store (store.go, thread_safe_store.go,
-//	            index.go), then tells the handler (process_deltas.go)
+//	            index.go), then tells the handler (process_deltas.go); the memory modes
+//	            trim and share objects in the queue's transform step (memory_*.go)
 //	processor   fans out to the handlers (processor.go), resync schedules (resync.go)
 //	listener    per handler: a chunked queue (notification_queue.go), the delivery goroutine
 //	            (listener.go), bounded backlogs (listener_backlog.go, coalescing_backlog.go)

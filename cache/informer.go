@@ -69,6 +69,12 @@ type InformerOptions struct {
 	// ([SetRunMetricsProvider]), if any. It is not part of client-go's
 	// API.
 	RunMetricsProvider RunMetricsProvider
+
+	// Memory, when not nil, selects how the store keeps its objects in
+	// memory (trimmed, shared, encoded); see [MemoryOptions]. Nil, the
+	// default, keeps them as decoded. Transform runs before it. It is not
+	// part of client-go's API.
+	Memory *MemoryOptions
 }
 
 // NewInformerWithOptions returns a store, kept in step with
@@ -80,8 +86,8 @@ type InformerOptions struct {
 // the notifications wrong. Nothing happens until the controller runs.
 func NewInformerWithOptions(options InformerOptions) (Store, Controller) {
 	metrics := WithStoreMetrics(options.Identifier, options.InformerMetricsProvider)
-	clientState := newCache(DeletionHandlingMetaNamespaceKeyFunc, options.Indexers, []StoreOption{metrics})
-	return clientState, newInformer(clientState, options)
+	clientState, memory := newInformerCache(options.ObjectType, options.Indexers, []StoreOption{metrics}, options.Memory)
+	return clientState, newInformer(clientState, options, memory)
 }
 
 // NewInformer returns a store and a controller that keeps it in step with lw
@@ -93,7 +99,7 @@ func NewInformer(lw ListerWatcher, objType runtime.Object, resyncPeriod time.Dur
 	clientState := newCache(DeletionHandlingMetaNamespaceKeyFunc, nil, nil)
 	return clientState, newInformer(clientState, InformerOptions{
 		ListerWatcher: lw, ObjectType: objType, Handler: h, ResyncPeriod: resyncPeriod,
-	})
+	}, nil)
 }
 
 // NewIndexerInformer is [NewInformer] with an [Indexer] built with indexers.
@@ -103,7 +109,7 @@ func NewIndexerInformer(lw ListerWatcher, objType runtime.Object, resyncPeriod t
 	clientState := newCache(DeletionHandlingMetaNamespaceKeyFunc, indexers, nil)
 	return clientState, newInformer(clientState, InformerOptions{
 		ListerWatcher: lw, ObjectType: objType, Handler: h, ResyncPeriod: resyncPeriod, Indexers: indexers,
-	})
+	}, nil)
 }
 
 // NewTransformingInformer is [NewInformer] with a transform applied to every
@@ -114,7 +120,7 @@ func NewTransformingInformer(lw ListerWatcher, objType runtime.Object, resyncPer
 	clientState := newCache(DeletionHandlingMetaNamespaceKeyFunc, nil, nil)
 	return clientState, newInformer(clientState, InformerOptions{
 		ListerWatcher: lw, ObjectType: objType, Handler: h, ResyncPeriod: resyncPeriod, Transform: transformer,
-	})
+	}, nil)
 }
 
 // NewTransformingIndexerInformer is [NewIndexerInformer] with a transform
@@ -125,7 +131,7 @@ func NewTransformingIndexerInformer(lw ListerWatcher, objType runtime.Object, re
 	clientState := newCache(DeletionHandlingMetaNamespaceKeyFunc, indexers, nil)
 	return clientState, newInformer(clientState, InformerOptions{
 		ListerWatcher: lw, ObjectType: objType, Handler: h, ResyncPeriod: resyncPeriod, Indexers: indexers, Transform: transformer,
-	})
+	}, nil)
 }
 
 // NewNamespaceKeyedIndexerAndReflector returns an [Indexer] keyed by
@@ -138,8 +144,9 @@ func NewNamespaceKeyedIndexerAndReflector(lw ListerWatcher, expectedType any, re
 }
 
 // newInformer returns the controller of an informer that keeps clientState in
-// step and tells options.Handler.
-func newInformer(clientState *cache, options InformerOptions) Controller {
+// step and tells options.Handler, with the write step of memory (nil for
+// none) after options.Transform.
+func newInformer(clientState *cache, options InformerOptions, memory *memoryMode) Controller {
 	logger := klog.Background()
 	if options.Logger != nil {
 		logger = *options.Logger
@@ -151,15 +158,16 @@ func newInformer(clientState *cache, options InformerOptions) Controller {
 		handler = ResourceEventHandlerFuncs{}
 	}
 	p := newInformerPipeline(pipelineConfig{
-		logger:          logger,
-		objectType:      options.ObjectType,
-		clock:           realClock,
-		store:           clientState,
-		handler:         handler,
-		transform:       options.Transform,
-		identifier:      options.Identifier,
-		metricsProvider: options.InformerMetricsProvider,
-		inOrder:         options.InOrder,
+		logger:             logger,
+		objectType:         options.ObjectType,
+		clock:              realClock,
+		store:              clientState,
+		handler:            handler,
+		transform:          memory.transform(options.Transform, options.Indexers),
+		transformKeepsKeys: options.Transform == nil,
+		identifier:         options.Identifier,
+		metricsProvider:    options.InformerMetricsProvider,
+		inOrder:            options.InOrder,
 	})
 	return newController(Config{
 		Queue:            p.queue,

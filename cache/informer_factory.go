@@ -102,6 +102,11 @@ type InformerFactoryOptions struct {
 	// RunMetricsProvider provides the run metrics of every informer; nil
 	// means the process-wide provider, if any. See [RunMetricsProvider].
 	RunMetricsProvider RunMetricsProvider
+	// Memory, when not nil, selects how every informer keeps its objects
+	// in memory; see [MemoryOptions]. Each informer gets its own state
+	// (its Share table, say). InformerFor returns the error of options
+	// invalid for its example object. It is not part of client-go's API.
+	Memory *MemoryOptions
 }
 
 // InformerFactory hands out shared informers, one per object type and
@@ -206,6 +211,9 @@ func (f *InformerFactory) InformerFor(exampleObject runtime.Object, selection In
 	if isNilObject(lw) {
 		return nil, fmt.Errorf("informer factory: informer for %v: the constructor returned a nil ListerWatcher", key)
 	}
+	if err := f.options.Memory.Validate(exampleObject); err != nil {
+		return nil, fmt.Errorf("informer factory: informer for %v: %w", key, err)
+	}
 	resync, ok := f.options.TypeResyncPeriods[key.Type]
 	if !ok {
 		resync = f.options.ResyncPeriod
@@ -216,6 +224,7 @@ func (f *InformerFactory) InformerFor(exampleObject runtime.Object, selection In
 		InOrder:            f.options.InOrder,
 		WatchLiveness:      f.options.WatchLiveness,
 		RunMetricsProvider: f.options.RunMetricsProvider,
+		Memory:             f.options.Memory,
 	})
 	if f.options.Transform != nil {
 		if err := informer.SetTransform(f.options.Transform); err != nil {

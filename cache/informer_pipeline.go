@@ -32,9 +32,12 @@ type pipelineConfig struct {
 	// lock, when not nil, is held while a popped item is processed.
 	lock sync.Locker
 
-	transform       TransformFunc
-	identifier      InformerNameAndResource
-	metricsProvider InformerMetricsProvider
+	transform TransformFunc
+	// transformKeepsKeys says that transform never changes the key of an
+	// object: it is only a memory mode's step (see [MemoryOptions]).
+	transformKeepsKeys bool
+	identifier         InformerNameAndResource
+	metricsProvider    InformerMetricsProvider
 	// inOrder selects the RealFIFO pipeline; see [InformerOptions.InOrder].
 	inOrder bool
 }
@@ -97,7 +100,7 @@ func newInformerPipeline(cfg pipelineConfig) informerPipeline {
 	// the store's DeletionHandlingMetaNamespaceKeyFunc on everything they
 	// queue, tombstones included: their keys fit the store as they are,
 	// unless a transformer changed the objects after they were keyed.
-	p.queueKeysMatch = cfg.transform == nil
+	p.queueKeysMatch = cfg.transform == nil || cfg.transformKeepsKeys
 	batch, single := p.processBatchKeyed, p.processKeyed // bound once, not per pop
 	return informerPipeline{queue: queue, pop: func() error { return queue.popBatchKeyed(batch, single) }}
 }

@@ -63,6 +63,8 @@ var fileLayers = map[string]string{
 	"listers.go":                "storage",
 	"typed_index.go":            "storage",
 	"reflector_store.go":        "storage",
+	"memory_*.go":               "storage",
+	"encoded_store*.go":         "storage",
 
 	"queue.go":       "queues",
 	"delta_queue.go": "queues",

@@ -183,7 +183,7 @@ func NewSharedIndexInformerWithOptions(lw ListerWatcher, exampleObject runtime.O
 func newSharedIndexInformer(lw ListerWatcher, exampleObject runtime.Object, options SharedIndexInformerOptions, clk clock.Clock) *sharedIndexInformer {
 	resync := max(options.ResyncPeriod, 0)
 	detector, detectMutations := informerMutationDetector(options.MutationDetector, exampleObject)
-	indexer := newCache(DeletionHandlingMetaNamespaceKeyFunc, options.Indexers, []StoreOption{WithStoreMetrics(options.Identifier, options.InformerMetricsProvider)})
+	indexer, memory := newInformerCache(exampleObject, options.Indexers, []StoreOption{WithStoreMetrics(options.Identifier, options.InformerMetricsProvider)}, options.Memory)
 	processor := newSharedProcessor(clk)
 	processor.holdRuns = true // start has the queue release the run when it drains
 	monitor := newInformerMonitor(clk, exampleObject, options.ObjectDescription, options.Identifier, options.RunMetricsProvider, indexer.len)
@@ -192,6 +192,7 @@ func newSharedIndexInformer(lw ListerWatcher, exampleObject runtime.Object, opti
 		monitor:                         monitor,
 		monitorReports:                  monitorReports{monitor},
 		watchLiveness:                   options.WatchLiveness,
+		memory:                          memory,
 		processor:                       processor,
 		mutationDetector:                detector,
 		detectMutations:                 detectMutations,
@@ -224,6 +225,7 @@ type sharedIndexInformer struct {
 	monitorReports
 
 	watchLiveness    *WatchLivenessOptions
+	memory           *memoryMode // nil without memory options
 	mutationDetector MutationDetector
 	detectMutations  bool // false for the no-op detector
 
@@ -388,17 +390,18 @@ func (s *sharedIndexInformer) start(logger klog.Logger) (Controller, bool) {
 		return nil, false
 	}
 	p := newInformerPipeline(pipelineConfig{
-		logger:          logger,
-		objectType:      s.objectType,
-		clock:           s.clock,
-		store:           s.indexer,
-		handler:         (*informerEvents)(s),
-		drained:         s.processor.releaseRun,
-		lock:            &s.blockDeltas,
-		transform:       s.transform,
-		identifier:      s.identifier,
-		metricsProvider: s.metricsProvider,
-		inOrder:         s.inOrder,
+		logger:             logger,
+		objectType:         s.objectType,
+		clock:              s.clock,
+		store:              s.indexer,
+		handler:            (*informerEvents)(s),
+		drained:            s.processor.releaseRun,
+		lock:               &s.blockDeltas,
+		transform:          s.memory.transform(s.transform, s.indexer.GetIndexers()),
+		transformKeepsKeys: s.transform == nil,
+		identifier:         s.identifier,
+		metricsProvider:    s.metricsProvider,
+		inOrder:            s.inOrder,
 	})
 	s.controller = newController(Config{
 		Queue:                        p.queue,

@@ -90,6 +90,12 @@ type SharedIndexInformerOptions struct {
 	// environment variable KUBE_CACHE_MUTATION_DETECTOR was true at process
 	// start, as in client-go.
 	MutationDetector MutationDetector
+
+	// Memory, when not nil, selects how the informer keeps its objects in
+	// memory (trimmed, shared, encoded); see [MemoryOptions]. Nil, the
+	// default, keeps them as decoded, as client-go does. It is not part of
+	// client-go's API.
+	Memory *MemoryOptions
 }
 
 // HandlerOptions configures one handler registration; see

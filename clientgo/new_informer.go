@@ -35,6 +35,14 @@ func NewSharedIndexInformer(lw toolscache.ListerWatcher, exampleObject runtime.O
 // arguments:
 //
 //	crcache.Options{NewInformer: clientgo.NewSharedIndexInformerFunc(cache.SharedIndexInformerOptions{InOrder: true})}
+//
+// options.Memory applies to every informer built: each gets its own memory
+// state (a Share table, say) and has its options checked against its
+// example object, an invalid one being reported through
+// utilruntime.HandleError and left out (see [cache.MemoryOptions]). With
+// Keep, cached objects are projected: a controller that writes objects it
+// read from the cache back to the API server should check them with
+// [cache.CheckWritable], or send its writes through [RefuseProjectedWrites].
 func NewSharedIndexInformerFunc(options cache.SharedIndexInformerOptions) func(toolscache.ListerWatcher, runtime.Object, time.Duration, toolscache.Indexers) toolscache.SharedIndexInformer {
 	return func(lw toolscache.ListerWatcher, exampleObject runtime.Object, resyncPeriod time.Duration, indexers toolscache.Indexers) toolscache.SharedIndexInformer {
 		o := options

@@ -79,7 +79,9 @@ func (lib Library) runs(w Workload) bool {
 // default DeltaFIFO pipeline, and informer-go with InOrder set (its RealFIFO
 // pipeline); then, on the initial syncs of the kinds of k8s.io/api only,
 // client-go and informer-go with a transform that drops managedFields, what
-// users write by hand to save memory. Ratios are against the first.
+// users write by hand to save memory; and, on the kinds of k8s.io/api
+// (syncs and reads), informer-go's memory modes Share and Trim
+// (DropManagedFields) with Share. Ratios are against the first.
 //
 // A memory mode of informer-go is one more variant:
 // {Name: "informer-go-<mode>", Variant: true, start: startInformerGo(options, nil)}.
@@ -89,6 +91,8 @@ var Libraries = []Library{
 	{Name: "informer-go-inorder", start: startInformerGo(informer.SharedIndexInformerOptions{InOrder: true}, nil)},
 	{Name: "client-go-stripmf", Variant: true, SyncOnly: true, start: startClientGo(stripManagedFields)},
 	{Name: "informer-go-stripmf", Variant: true, SyncOnly: true, start: startInformerGo(informer.SharedIndexInformerOptions{}, stripManagedFields)},
+	{Name: "informer-go-share", Variant: true, start: startInformerGo(informer.SharedIndexInformerOptions{Memory: &informer.MemoryOptions{Share: true}}, nil)},
+	{Name: "informer-go-trim-share", Variant: true, start: startInformerGo(informer.SharedIndexInformerOptions{Memory: &informer.MemoryOptions{DropManagedFields: true, Share: true}}, nil)},
 }
 
 // stripManagedFields is the transform users write to keep informers from

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoinformers "k8s.io/client-go/informers"
 	"k8s.io/client-go/informers/internalinterfaces"
 	"k8s.io/client-go/kubernetes"
@@ -78,6 +79,21 @@ func WithTransform(transform toolscache.TransformFunc) SharedInformerOption {
 func WithInOrder(inOrder bool) SharedInformerOption {
 	return func(f *sharedInformerFactory) *sharedInformerFactory {
 		f.options.InOrder = inOrder
+		return f
+	}
+}
+
+// WithMemory selects, for every informer of the factory, how it keeps its
+// objects in memory (trimmed, shared, encoded); see [cache.MemoryOptions].
+// Nil, the default, keeps them as decoded, as client-go does. Options
+// invalid for a type (Keep naming a field the type lacks, Encode for a type
+// with no codec) are reported through utilruntime.HandleError when its
+// informer is requested, and that informer never runs, as one requested
+// after Shutdown: check them with [cache.MemoryOptions.Validate] first. It
+// is not part of client-go's API.
+func WithMemory(memory *cache.MemoryOptions) SharedInformerOption {
+	return func(f *sharedInformerFactory) *sharedInformerFactory {
+		f.options.Memory = memory
 		return f
 	}
 }
@@ -244,8 +260,12 @@ func (f *sharedInformerFactory) InformerFor(obj runtime.Object, newFunc internal
 			return res.newListerWatcher(f.client, f.namespace, f.tweakListOptions)
 		})
 	if err != nil {
-		// Only a request after Shutdown fails: hand out an informer that
-		// never runs, as client-go's factory does.
+		// A request after Shutdown fails: hand out an informer that never
+		// runs, as client-go's factory does. So do memory options invalid
+		// for obj's type (see WithMemory), which are reported.
+		if !errors.Is(err, cache.ErrFactoryShutDown) {
+			utilruntime.HandleError(err)
+		}
 		return clientgo.AsSharedIndexInformer(cache.NewSharedIndexInformer(nil, obj, 0, nil))
 	}
 	return clientgo.AsSharedIndexInformer(informer)

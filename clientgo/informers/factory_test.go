@@ -96,3 +96,22 @@ func TestFactoryWaitForCacheSyncSaysWhy(t *testing.T) {
 	}
 	factory.Shutdown()
 }
+
+// TestFactoryWithMemory builds the factory's informers with memory
+// options: the listed pods are projected and marked.
+func TestFactoryWithMemory(t *testing.T) {
+	client := fake.NewClientset(pod("ns", "a"))
+	factory := NewSharedInformerFactoryWithOptions(client, 0, WithMemory(&cache.MemoryOptions{Keep: []string{"spec.nodeName"}, Share: true}))
+	pods := factory.Core().V1().Pods()
+	pods.Informer()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	factory.Start(ctx.Done())
+	defer factory.Shutdown()
+	factory.WaitForCacheSync(ctx.Done())
+	got, err := pods.Lister().Pods("ns").Get("a")
+	if err != nil || !cache.IsProjected(got) {
+		t.Errorf("pod lister: %v, %v; want ns/a projected", got, err)
+	}
+	cancel()
+}

@@ -46,8 +46,8 @@
 // mark (a wrapper type, a registry of pointers) would not: a controller
 // copies the cached object, changes the copy and sends it, and it is the
 // copy that must still be recognised. A writer checks IsProjected before
-// sending an object (issue 23 has the clientgo adapter refuse marked
-// ones); a cluster can also reject them server-side (a
+// sending an object (cache.CheckWritable; clientgo.RefuseProjectedWrites
+// refuses them in a client's transport); a cluster can also reject them server-side (a
 // ValidatingAdmissionPolicy denying objects that carry the annotation),
 // since a client that does not check sends the annotation along, and the
 // API server would store it.

@@ -33,6 +33,66 @@
 // unique.Handle instead of Raw, already interned by apimachinery, which
 // Share leaves alone.
 //
+// # Structures
+//
+// With [Options.Structures], Share also replaces whole values deeply equal
+// to one already shared: the label map, owner references, tolerations,
+// container env and ports, probes and resource lists that the Pods of a
+// Deployment repeat are then one copy, not one per Pod. It is
+// hash-consing, bottom up, in a second walk of typed objects after their
+// strings are canonical: each pointer, slice (other than a byte slice) and
+// map, its own children done first, is looked up by the hash of its bytes
+// (a pointer's target, a slice's elements; a map's entries, in any order)
+// and its type, and replaced by the canonical copy when their bytes are
+// equal. Strings inside compare equal exactly when they are the same
+// canonical copy, and so do pointers, slices and maps, so the comparison
+// is exact, if strict: a value holding a string seen only once, or an
+// unexported pointer, is left alone. Values whose type holds an
+// interface, a channel or a function are left alone, and so are pointers
+// to and slices of
+// values holding a resource.Quantity inline, whose String method caches
+// into the Quantity it reads: shared, a reader's call could write into
+// memory other objects use (a Quantity in a map, such as a ResourceList's,
+// is shared: map values cannot be written through a method).
+//
+// Unstructured objects are shared the same way, in the string walk: once
+// a map's or a list's values are done, the map (by its entries: key bytes
+// and value identities) or the list (by its elements' identities) is
+// replaced by its canonical copy. Their booleans and numbers are boxed in
+// interfaces, each box allocated by the decoder, so with Structures the
+// walk replaces them by cached boxes first, which makes equal numbers the
+// same memory, as equal strings are. A list held by an interface is
+// identified by its array and length, not its box. Lists of lists are
+// compared by their inner lists' boxes, so rarely shared.
+//
+// Pointers to small pointer-free values (*bool, *int64, *int32: many in
+// an object, few in value) and the boxed numbers and booleans of
+// unstructured objects go through a small cache instead, held strongly:
+// two candidate slots per value among 512, at most 512 values of at most
+// 16 bytes.
+//
+// A value nested d maps, lists or pointers deep is shared from about the
+// (d+2)th object holding it on: its children become canonical first, one
+// sighting at a time. The objects of one template (the Pods of the
+// Deployments of one app) share their deep values once a few of them have
+// been seen.
+//
+// As for strings, a value is admitted on its second sighting (the
+// doorkeeper's tags are shared), its canonical copy is the memory of the
+// object that showed it then, and the table refers to it weakly, with its
+// type: a copy never replaces a value of another type, so memory is never
+// read with another layout. A replaced slice gets its capacity cut to its
+// length, so that an append copies.
+//
+// The contract is the cache's: objects are never mutated once shared. A
+// caller that writes into a shared map, slice or struct changes every
+// object that shares it. Share writes only into the object it is given:
+// it descends into a value before replacing it, never into its
+// replacement. It must therefore run on objects fresh from the decoder;
+// sharing an object again is harmless in value, but may write into memory
+// other objects share (a child admitted since), which is a data race with
+// their readers.
+//
 // # The walk
 //
 // Share follows a per-type plan, built once by reflection and cached
@@ -95,7 +155,10 @@
 // sighting: a doorkeeper of 32-bit hash tags, four-way set associative and
 // first in first out within a set, four slots per canonical string (4,096
 // to 1M slots), remembers the first. The first object holding a value
-// keeps its own copy; later ones share the canonical one. An update of an
+// keeps its own copy; later ones share the canonical one. The sightings
+// of one Share are recorded when it ends, so a value an object holds
+// twice (a Pod's IP in podIP and podIPs, its token volume's name in every
+// volume mount) is not admitted by that object alone. An update of an
 // object shows its own values a second time, so they are admitted then;
 // the uid and resourceVersion, unique to every object and version, are
 // not walked at all. Two live values of one length whose 64-bit hashes

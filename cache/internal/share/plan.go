@@ -12,17 +12,18 @@ import (
 type opKind uint8
 
 const (
-	opString    opKind = iota // a string (of any named string type)
-	opBytes                   // a []byte (of any named byte-slice type)
-	opPtr                     // a pointer to a value of plan elem
-	opSlice                   // a slice of values of plan elem
-	opArray                   // an array of n values of plan elem
-	opMapString               // a map whose underlying type is map[string]string
-	opMapAny                  // a map whose underlying type is map[string]any
-	opMapBytes                // a map whose underlying type is map[string][]byte
-	opMap                     // any other map with a string key or values to walk
-	opAny                     // an empty interface
-	opIface                   // a non-empty interface
+	opString      opKind = iota // a string (of any named string type)
+	opBytes                     // a []byte (of any named byte-slice type)
+	opPtr                       // a pointer to a value of plan elem
+	opSlice                     // a slice of values of plan elem
+	opArray                     // an array of n values of plan elem
+	opMapString                 // a map whose underlying type is map[string]string
+	opMapAny                    // a map whose underlying type is map[string]any
+	opMapBytes                  // a map whose underlying type is map[string][]byte
+	opMapQuantity               // a map with string keys and resource.Quantity values (a ResourceList)
+	opMap                       // any other map with a string key or values to walk
+	opAny                       // an empty interface
+	opIface                     // a non-empty interface
 )
 
 // op is one step of a plan: what to canonicalise at offset off of the
@@ -66,41 +67,56 @@ var uniqueFields = map[reflect.Type][]string{
 }
 
 var (
-	stringT = reflect.TypeFor[string]()
-	anyT    = reflect.TypeFor[any]()
-	bytesT  = reflect.TypeFor[[]byte]()
+	stringT   = reflect.TypeFor[string]()
+	anyT      = reflect.TypeFor[any]()
+	bytesT    = reflect.TypeFor[[]byte]()
+	quantityT = reflect.TypeFor[resource.Quantity]()
+	mapAnyT   = reflect.TypeFor[map[string]any]()
+	sliceAnyT = reflect.TypeFor[[]any]()
 )
 
 // planOf returns the plan of t, or nil when a value of t holds nothing to
 // canonicalise.
 func planOf(t reflect.Type) *plan {
-	if p, ok := plans.Load(t); ok {
-		return p.(*plan)
+	return loadPlan(&plans, t, func(b *builder[plan]) *plan {
+		return (&planBuilder{b}).plan(t)
+	})
+}
+
+// loadPlan returns the plan of t in cache, building it with build (which
+// records in its builder the plans of every type it reached) when it is
+// not there.
+func loadPlan[P any](cache *sync.Map, t reflect.Type, build func(*builder[P]) *P) *P {
+	if p, ok := cache.Load(t); ok {
+		return p.(*P)
 	}
-	b := planBuilder{building: map[reflect.Type]*plan{}, done: map[reflect.Type]*plan{}}
-	p := b.plan(t)
+	b := &builder[P]{cache: cache, building: map[reflect.Type]*P{}, done: map[reflect.Type]*P{}}
+	p := build(b)
 	for typ, q := range b.done {
-		plans.LoadOrStore(typ, q)
+		cache.LoadOrStore(typ, q)
 	}
-	p2, _ := plans.Load(t)
-	if p2 == nil {
-		return p
+	if p2, ok := cache.Load(t); ok {
+		return p2.(*P)
 	}
-	return p2.(*plan)
+	return p
 }
 
-// planBuilder builds the plans of a type and of the types it reaches. A
-// type reached again while its plan is being built (a recursive type) gets
-// the unfinished plan, assumed to have work: a walk of a recursive type
-// that holds no string only costs time.
-type planBuilder struct {
-	building map[reflect.Type]*plan
-	done     map[reflect.Type]*plan
+// builder builds the plans of a type and of the types it reaches. A type
+// reached again while its plan is being built (a recursive type) gets the
+// unfinished plan, assumed to have work: a walk of a recursive type that
+// holds nothing to share only costs time.
+type builder[P any] struct {
+	cache    *sync.Map
+	building map[reflect.Type]*P
+	done     map[reflect.Type]*P
 }
 
-func (b *planBuilder) plan(t reflect.Type) *plan {
-	if p, ok := plans.Load(t); ok {
-		return p.(*plan)
+// plan returns the plan of t: a cached or finished one, the unfinished one
+// of a recursive type, or a new one filled by fill, which reports whether
+// it has work (nil otherwise).
+func (b *builder[P]) plan(t reflect.Type, fill func(*P) bool) *P {
+	if p, ok := b.cache.Load(t); ok {
+		return p.(*P)
 	}
 	if p, ok := b.done[t]; ok {
 		return p
@@ -108,18 +124,31 @@ func (b *planBuilder) plan(t reflect.Type) *plan {
 	if p, ok := b.building[t]; ok {
 		return p
 	}
-	p := &plan{size: t.Size()}
+	p := new(P)
 	b.building[t] = p
-	p.ops = b.ops(t, 0, nil)
+	work := fill(p)
 	delete(b.building, t)
-	if len(p.ops) == 0 {
+	if !work {
 		p = nil
-	} else {
-		p.str = len(p.ops) == 1 && p.ops[0].kind == opString && p.ops[0].off == 0 && t.Kind() == reflect.String
-		p.bytes = len(p.ops) == 1 && p.ops[0].kind == opBytes && p.ops[0].off == 0 && t.Kind() == reflect.Slice
 	}
 	b.done[t] = p
 	return p
+}
+
+// planBuilder builds string plans.
+type planBuilder struct{ *builder[plan] }
+
+func (b *planBuilder) plan(t reflect.Type) *plan {
+	return b.builder.plan(t, func(p *plan) bool {
+		p.size = t.Size()
+		p.ops = b.ops(t, 0, nil)
+		if len(p.ops) == 0 {
+			return false
+		}
+		p.str = len(p.ops) == 1 && p.ops[0].kind == opString && p.ops[0].off == 0 && t.Kind() == reflect.String
+		p.bytes = len(p.ops) == 1 && p.ops[0].kind == opBytes && p.ops[0].off == 0 && t.Kind() == reflect.Slice
+		return true
+	})
 }
 
 // ops appends to ops those of a value of type t at offset off.
@@ -179,6 +208,8 @@ func (b *planBuilder) mapOps(t reflect.Type, off uintptr, ops []op) []op {
 		return append(ops, op{kind: opMapAny, off: off})
 	case k == stringT && e == bytesT:
 		return append(ops, op{kind: opMapBytes, off: off})
+	case k.Kind() == reflect.String && e == quantityT:
+		return append(ops, op{kind: opMapQuantity, off: off})
 	}
 	ep := b.plan(e)
 	if k.Kind() != reflect.String && ep == nil {

@@ -22,6 +22,14 @@ func BenchmarkShare(b *testing.B) {
 			}
 			podtest.Measure(b, ids, kind.pod, func(obj any) { tab.Share(obj) })
 		})
+		b.Run(kind.name+"/fresh/structures", func(b *testing.B) {
+			ids := podtest.List(10, 10)
+			tab := New(Options{Bytes: true, Structures: true})
+			for _, i := range ids {
+				tab.Share(kind.pod(i))
+			}
+			podtest.Measure(b, ids, kind.pod, func(obj any) { tab.Share(obj) })
+		})
 		b.Run(kind.name+"/canonical", func(b *testing.B) {
 			tab := New(Options{})
 			p := kind.pod(0)

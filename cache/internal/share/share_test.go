@@ -359,5 +359,20 @@ func FuzzShareUnstructured(f *testing.F) {
 		if after := tab.Stats().Replaced; after != before {
 			t.Errorf("a second Share replaced %d values", after-before)
 		}
+
+		// With structures, five equal objects end up sharing their maps
+		// and lists; none changes, also after the later ones are shared.
+		tab = New(Options{Bytes: true, Structures: true})
+		objs = objs[:0]
+		for range 5 {
+			o := mk()
+			tab.Share(o)
+			objs = append(objs, o)
+		}
+		for i, o := range objs {
+			if want := mk(); !reflect.DeepEqual(want, o) {
+				t.Fatalf("structures: object %d changed (-want +got):\n%s", i, cmp.Diff(want, o))
+			}
+		}
 	})
 }

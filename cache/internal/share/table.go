@@ -14,15 +14,22 @@ type Options struct {
 	// arrays of equal slices, which is safe only because cached objects are
 	// never mutated: see the package documentation.
 	Bytes bool
+
+	// Structures makes [Table.Share] replace whole values (maps, slices,
+	// and structs behind pointers) deeply equal to one already shared by
+	// its canonical copy: the label maps, container lists and tolerations
+	// that the Pods of one Deployment repeat are then stored once. Like
+	// Bytes, it is safe only because cached objects are never mutated.
+	Structures bool
 }
 
 // Stats are a table's counters.
 type Stats struct {
-	// Strings, Boxes and Bytes are the entries of the table's three sets,
-	// dead ones not yet swept included.
-	Strings, Boxes, Bytes int
-	// Seen is the number of non-empty strings and byte slices that Share
-	// looked at; Replaced, how many of them it replaced with the table's
+	// Strings, Boxes, Bytes and Structures are the entries of the table's
+	// four sets, dead ones not yet swept included.
+	Strings, Boxes, Bytes, Structures int
+	// Seen is the number of non-empty strings, byte slices and (with
+	// Options.Structures) pointers, slices and maps that Share looked at; Replaced, how many of them it replaced with the table's
 	// canonical copy; Canonical, how many it found canonical already.
 	Seen, Replaced, Canonical uint64
 }
@@ -35,24 +42,33 @@ type Stats struct {
 // A Table is safe for concurrent use; [Table.Share] serialises its callers.
 // The zero value is not usable: use [New].
 type Table struct {
-	bytes bool
-	seed  maphash.Seed
+	bytes      bool
+	structures bool
+	seed       maphash.Seed
 
-	mu    sync.Mutex
-	strs  weakSet  // guarded by mu; hash of a string → its canonical bytes
-	boxes weakSet  // guarded by mu; hash of a string → its canonical box, an any holding it
-	byts  weakSet  // guarded by mu; hash of a byte slice → its canonical array
-	seen  []uint32 // guarded by mu; the doorkeeper: hash tags of values seen once, direct-mapped
-	stats Stats    // guarded by mu; the entry counts are filled in by Stats
-	w     walker   // guarded by mu; its scratch values are reused across walks
+	mu      sync.Mutex
+	strs    weakSet    // guarded by mu; hash of a string → its canonical bytes
+	boxes   weakSet    // guarded by mu; hash of a string → its canonical box, an any holding it
+	byts    weakSet    // guarded by mu; hash of a byte slice → its canonical array
+	small   smallCache // guarded by mu; small pointer-free values behind pointers
+	structs typedSet   // guarded by mu; hash and type of a pointer's target, a slice's elements or a map → its canonical copy
+	seen    []uint32   // guarded by mu; the doorkeeper: hash tags of values seen once, direct-mapped
+	// walking is set during a Share; pending holds the hashes of the
+	// values it saw for the first time, recorded in seen when it ends.
+	// Both guarded by mu.
+	walking bool
+	pending []uint64
+	stats   Stats  // guarded by mu; the entry counts are filled in by Stats
+	w       walker // guarded by mu; its scratch values are reused across walks
 }
 
 // New returns an empty table.
 func New(opts Options) *Table {
-	t := &Table{bytes: opts.Bytes, seed: maphash.MakeSeed(), seen: make([]uint32, minSeen)}
+	t := &Table{bytes: opts.Bytes, structures: opts.Structures, seed: maphash.MakeSeed(), seen: make([]uint32, minSeen)}
 	t.strs.init()
 	t.boxes.init()
 	t.byts.init()
+	t.structs.init()
 	t.w.t = t
 	return t
 }
@@ -80,7 +96,10 @@ func New(opts Options) *Table {
 func (t *Table) Share(obj any) any {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.walking = true
 	t.w.root(obj)
+	t.walking = false
+	t.flushSightings()
 	return obj
 }
 
@@ -106,6 +125,7 @@ func (t *Table) Sweep() {
 	t.strs.sweep()
 	t.boxes.sweep()
 	t.byts.sweep()
+	t.structs.sweep()
 	t.resizeSeen()
 }
 
@@ -114,7 +134,7 @@ func (t *Table) Stats() Stats {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s := t.stats
-	s.Strings, s.Boxes, s.Bytes = t.strs.len(), t.boxes.len(), t.byts.len()
+	s.Strings, s.Boxes, s.Bytes, s.Structures = t.strs.len(), t.boxes.len(), t.byts.len(), t.structs.len()
 	return s
 }
 
@@ -213,6 +233,12 @@ const (
 // costs no entry; a false positive only admits a value early. The
 // doorkeeper is 4-way set associative, first in first out within a set,
 // so a sighting is remembered until four later ones fall into its set.
+//
+// During a Share, first sightings are recorded when the walk ends
+// (flushSightings), so that a value one object holds twice (a Pod's IP in
+// status.podIP and status.podIPs, its token volume's name in every volume
+// mount) is not admitted by that object alone: its entry would cost more
+// than the copy it saves.
 func (t *Table) admit(h uint64) bool {
 	set := (*[4]uint32)(t.seen[h&uint64(len(t.seen)-1)&^3:])
 	tag := uint32(h>>32) | 1 // never 0, the empty slot
@@ -223,8 +249,25 @@ func (t *Table) admit(h uint64) bool {
 			return true
 		}
 	}
+	if t.walking {
+		t.pending = append(t.pending, h)
+		return false
+	}
 	set[0], set[1], set[2], set[3] = tag, set[0], set[1], set[2]
 	return false
+}
+
+// flushSightings records the first sightings of the walk that ends, once
+// each.
+func (t *Table) flushSightings() {
+	for _, h := range t.pending {
+		set := (*[4]uint32)(t.seen[h&uint64(len(t.seen)-1)&^3:])
+		tag := uint32(h>>32) | 1
+		if set[0] != tag && set[1] != tag && set[2] != tag && set[3] != tag {
+			set[0], set[1], set[2], set[3] = tag, set[0], set[1], set[2]
+		}
+	}
+	t.pending = t.pending[:0]
 }
 
 // resizeSeen sizes the doorkeeper to four slots per canonical string, within
@@ -333,24 +376,32 @@ func (s *weakSet) put(h uint64, n int, p weak.Pointer[byte]) bool {
 
 // sweep moves the live entries to a new array of twice their number.
 func (s *weakSet) sweep() {
-	live := 0
-	for i := range s.slots {
-		if s.slots[i].key != 0 && s.slots[i].p.Value() != nil {
-			live++
-		}
-	}
-	n := minSlots
-	for n < 2*live {
-		n *= 2
-	}
 	old := s.slots
-	s.slots, s.used = make([]slot, n), 0
-	for _, sl := range old {
-		if sl.key != 0 && sl.p.Value() != nil {
-			*s.find(sl.key) = sl
+	s.slots, s.used = make([]slot, slotsFor(old, (*slot).live, 2)), 0
+	for i := range old {
+		if old[i].live() {
+			*s.find(old[i].key) = old[i]
 			s.used++
 		}
 	}
+}
+
+func (sl *slot) live() bool { return sl.key != 0 && sl.p.Value() != nil }
+
+// slotsFor returns the size of the array that replaces old in a sweep:
+// factor times its live slots, a power of two, at least minSlots.
+func slotsFor[S any](old []S, live func(*S) bool, factor int) int {
+	n := 0
+	for i := range old {
+		if live(&old[i]) {
+			n++
+		}
+	}
+	size := minSlots
+	for size < factor*n {
+		size *= 2
+	}
+	return size
 }
 
 // eface is the layout of an any: its dynamic type and its data word.

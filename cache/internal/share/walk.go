@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"unsafe"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -23,6 +24,7 @@ type walker struct {
 	t       *Table
 	visits  int // left in this walk
 	scratch map[reflect.Type]reflect.Value
+	q       resource.Quantity // mapQuantity's scratch value
 }
 
 // root walks obj, a pointer or a map.
@@ -44,6 +46,10 @@ func (w *walker) root(obj any) {
 		case reflect.Pointer:
 			if !v.IsNil() {
 				w.walk(v.UnsafePointer(), planOf(v.Type().Elem()), 0)
+				if w.t.structures {
+					w.visits = maxVisits
+					w.structures(v.UnsafePointer(), splanOf(v.Type().Elem()), 0)
+				}
 			}
 		case reflect.Map:
 			w.mapValue(v, 0)
@@ -78,6 +84,10 @@ func (w *walker) walk(ptr unsafe.Pointer, p *plan, depth int) {
 			w.mapAny(*(*map[string]any)(fp), depth+1, plainMap)
 		case opMapBytes:
 			w.mapBytes(*(*map[string][]byte)(fp))
+		case opMapQuantity:
+			// A map whose key type is a string type has the layout and
+			// the hash function of a map[string]V.
+			w.mapQuantity(*(*map[string]resource.Quantity)(fp), depth+1)
 		case opMap:
 			w.mapValue(reflect.NewAt(o.typ, fp).Elem(), depth+1)
 		case opAny:
@@ -184,6 +194,26 @@ func (w *walker) mapBytes(m map[string][]byte) {
 	}
 }
 
+// mapQuantity canonicalises the keys of m and the cached strings of its
+// values, without reflection; the value is walked in the walker's scratch
+// Quantity and stored back when it changed.
+func (w *walker) mapQuantity(m map[string]resource.Quantity, depth int) {
+	qp := planOf(quantityT)
+	w.visits -= len(m)
+	for k, v := range m {
+		ck, kok := w.t.canonString(k)
+		kNew := kok && unsafe.StringData(ck) != unsafe.StringData(k)
+		w.count(kok, kNew)
+		w.q = v
+		before := w.t.stats.Replaced
+		w.walk(unsafe.Pointer(&w.q), qp, depth)
+		if kNew || w.t.stats.Replaced != before {
+			m[ck] = w.q
+		}
+	}
+	w.q = resource.Quantity{}
+}
+
 // mapRole says which map of an unstructured object mapAny walks.
 type mapRole uint8
 
@@ -237,7 +267,12 @@ func (w *walker) mapAny(m map[string]any, depth int, role mapRole) {
 // written: a box may be shared or read-only.
 func (w *walker) anyValue(a *any, depth int) (any, bool) {
 	switch x := (*a).(type) {
-	case nil, bool, int64, float64, int, int32, float32, uint64:
+	case int64, float64, bool:
+		if w.t.structures {
+			return w.t.small.box(a)
+		}
+		return nil, false
+	case nil, int, int32, float32, uint64:
 		return nil, false
 	case string:
 		b, ok := w.t.canonBox(x)
@@ -252,8 +287,19 @@ func (w *walker) anyValue(a *any, depth int) (any, bool) {
 		return b, true
 	case map[string]any:
 		w.mapAny(x, depth, plainMap)
+		if w.t.structures {
+			if c, ok := canonStringKeyed(w.t, mapAnyT, x); ok {
+				return c, true
+			}
+		}
 	case []any:
 		w.sliceAny(x, depth)
+		if w.t.structures && len(x) > 0 {
+			p := unsafe.Pointer(unsafe.SliceData(x))
+			if c := w.t.canonBlock(sliceAnyT, p, uintptr(len(x))*unsafe.Sizeof(*a)); c != p {
+				return unsafe.Slice((*any)(c), len(x)), true
+			}
+		}
 	default:
 		w.inPlace(reflect.ValueOf(x), depth)
 	}

@@ -39,6 +39,9 @@ func modes(b *testing.B) []mode {
 		{"trim+share", &share.Options{}, func(t *share.Table, p *corev1.Pod) { trim(t, p); shareIt(t, p) }},
 		{"project", nil, proj1},
 		{"project+share", &share.Options{}, func(t *share.Table, p *corev1.Pod) { proj1(t, p); shareIt(t, p) }},
+		{"share+structures", &share.Options{Bytes: true, Structures: true}, shareIt},
+		{"trim+share+structures", &share.Options{Bytes: true, Structures: true}, func(t *share.Table, p *corev1.Pod) { trim(t, p); shareIt(t, p) }},
+		{"project+share+structures", &share.Options{Bytes: true, Structures: true}, func(t *share.Table, p *corev1.Pod) { proj1(t, p); shareIt(t, p) }},
 	}
 }
 
@@ -83,7 +86,7 @@ func BenchmarkPodHeap(b *testing.B) {
 				runtime.KeepAlive(held)
 				if tab != nil {
 					st := tab.Stats()
-					entries = float64(st.Strings+st.Boxes+st.Bytes) / float64(len(held))
+					entries = float64(st.Strings+st.Boxes+st.Bytes+st.Structures) / float64(len(held))
 				}
 				runtime.KeepAlive(tab)
 			}
@@ -119,6 +122,7 @@ func BenchmarkSecretHeap(b *testing.B) {
 		{"share+bytes", &share.Options{Bytes: true}, false},
 		{"trim", nil, true},
 		{"trim+share+bytes", &share.Options{Bytes: true}, true},
+		{"trim+share+structures", &share.Options{Bytes: true, Structures: true}, true},
 	} {
 		b.Run(m.name, func(b *testing.B) {
 			var perSecret float64
