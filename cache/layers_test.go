@@ -82,6 +82,8 @@ var fileLayers = map[string]string{
 	"shard_*.go":             "reflector",
 	"run_metrics.go":         "reflector",
 	"sync_status.go":         "reflector",
+	"snapshot_options.go":    "reflector",
+	"snapshot_status.go":     "reflector",
 
 	"handler.go":       "handlers",
 	"handler_name.go":  "handlers",
@@ -92,6 +94,7 @@ var fileLayers = map[string]string{
 	"informer_pipeline.go":     "controller",
 	"informer_monitor.go":      "controller",
 	"resource_version_wait.go": "controller",
+	"snapshot_keeper.go":       "controller",
 
 	"notification_queue.go": "listener",
 	"coalescing_backlog.go": "listener",

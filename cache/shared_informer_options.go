@@ -90,6 +90,12 @@ type SharedIndexInformerOptions struct {
 	// environment variable KUBE_CACHE_MUTATION_DETECTOR was true at process
 	// start, as in client-go.
 	MutationDetector MutationDetector
+
+	// Snapshot, when not nil, keeps the informer's cache in a file and
+	// resumes from it on Run, watching from the snapshot's resource
+	// version instead of listing; see [SnapshotOptions]. It is not part
+	// of client-go's API.
+	Snapshot *SnapshotOptions
 }
 
 // HandlerOptions configures one handler registration; see
