@@ -1,0 +1,265 @@
+package cache
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	framework "github.com/informer-go/informer/cache/testing"
+)
+
+// snapshotRun is one run of an informer with a snapshot.
+type snapshotRun struct {
+	inf  *sharedIndexInformer
+	rec  *recorder
+	stop func()
+}
+
+// runSnapshotInformer runs an informer of srv in the pipeline inOrder
+// selects, with snap, and a recorder as its handler, until stop or the end
+// of the test.
+func runSnapshotInformer(t *testing.T, srv ListerWatcher, inOrder bool, snap *SnapshotOptions) snapshotRun {
+	t.Helper()
+	inf := newTestInformer(srv, SharedIndexInformerOptions{InOrder: inOrder, Snapshot: snap})
+	rec := newRecorder()
+	if _, err := inf.AddEventHandler(rec); err != nil {
+		t.Fatal(err)
+	}
+	return snapshotRun{inf: inf, rec: rec, stop: runSharedInformer(t, inf)}
+}
+
+// testSnapshotOptions returns options for a snapshot in a new directory,
+// written only at stop.
+func testSnapshotOptions(t *testing.T) *SnapshotOptions {
+	return &SnapshotOptions{Path: filepath.Join(t.TempDir(), "snap"), ClusterIdentity: "test-cluster", Interval: -1}
+}
+
+// allServerContents returns "ns/name@rv" of every object of srv, sorted.
+func allServerContents(t *testing.T, srv *fakeServer) []string {
+	t.Helper()
+	obj, err := srv.ListWithContext(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for i := range obj.(*metav1.PartialObjectMetadataList).Items {
+		out = append(out, testObjString(&obj.(*metav1.PartialObjectMetadataList).Items[i]))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// listRequests counts the lists among reqs: plain lists and streaming
+// lists (watches asking for the initial events).
+func listRequests(reqs []framework.Request) int {
+	n := 0
+	for _, r := range reqs {
+		if r.Verb == framework.VerbList || (r.Options.SendInitialEvents != nil && *r.Options.SendInitialEvents) {
+			n++
+		}
+	}
+	return n
+}
+
+// eventStrings returns the events as strings, sorted.
+func eventStrings(events []event) []string {
+	var out []string
+	for _, e := range events {
+		out = append(out, e.String())
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestSnapshotResume stops an informer (which writes its snapshot), changes
+// the server while it is down, and runs a new informer from the snapshot:
+// within the server's window it makes no list, its handler gets the
+// snapshot as the initial list and then exactly the changes; past the
+// window (the server compacted) it makes exactly one list at once and its
+// handler gets the differences, deletions as tombstones.
+func TestSnapshotResume(t *testing.T) {
+	for _, mode := range queueModes {
+		for _, expired := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/expired=%t", mode.name, expired), func(t *testing.T) {
+				srv := newTestServer(t)
+				for i := range 10 {
+					create(t, srv, fmt.Sprintf("o%d", i))
+				}
+				snap := testSnapshotOptions(t)
+				first := runSnapshotInformer(t, srv, mode.inOrder, snap)
+				waitForSync(t, first.inf.HasSyncedChecker())
+				first.stop()
+				st := first.inf.SyncStatus().Snapshot
+				if st == nil || st.Writes != 1 || st.LastWriteResourceVersion != srv.ResourceVersion() || st.LastWriteObjects != 10 {
+					t.Fatalf("after stop: snapshot status %+v, want one write of 10 objects at %s", st, srv.ResourceVersion())
+				}
+				snapRV := st.LastWriteResourceVersion
+				before := map[string]string{}
+				for _, obj := range first.inf.GetStore().List() {
+					key, rv := describeObject(obj)
+					before[key] = rv
+				}
+
+				o1 := touch(t, srv, "o1", "x")
+				remove(t, srv, "o2")
+				n1 := create(t, srv, "n1")
+				if expired {
+					srv.Compact()
+				}
+				srv.ResetRequests()
+
+				want := allServerContents(t, srv)
+				srv.ResetRequests()
+				second := runSnapshotInformer(t, srv, mode.inOrder, snap)
+				waitForSync(t, second.inf.HasSyncedChecker())
+				waitFor(t, "store equals server", func() bool { return slices.Equal(storeContents(second.inf.GetStore()), want) })
+
+				var initial []event
+				for _, key := range slices.Sorted(func(yield func(string) bool) {
+					for k := range before {
+						if !yield(k) {
+							return
+						}
+					}
+				}) {
+					initial = append(initial, event{Kind: "add", Key: key, RV: before[key], Initial: true})
+				}
+				changes := []event{
+					{Kind: "update", Key: "ns/o1", RV: o1.ResourceVersion, OldRV: before["ns/o1"]},
+					{Kind: "add", Key: "ns/n1", RV: n1.ResourceVersion},
+				}
+				wantLists := 0
+				if expired {
+					// As after any relist, every listed object that was
+					// cached is an update, changed or not.
+					changes = append(changes, event{Kind: "delete", Key: "tombstone:ns/o2", RV: before["ns/o2"]})
+					for key, rv := range before {
+						if key != "ns/o1" && key != "ns/o2" {
+							changes = append(changes, event{Kind: "update", Key: key, RV: rv, OldRV: rv})
+						}
+					}
+					wantLists = 1
+				} else {
+					changes = append(changes, event{Kind: "delete", Key: "ns/o2"})
+				}
+				got := second.rec.waitForCount(t, len(initial)+len(changes))
+				if diff := cmp.Diff(eventStrings(initial), eventStrings(got[:len(initial)])); diff != "" {
+					t.Errorf("initial list (-want +got):\n%s", diff)
+				}
+				gotChanges := got[len(initial):]
+				if !expired {
+					// The deletion carries the server's final state, whose
+					// resource version the test does not know.
+					for i := range gotChanges {
+						if gotChanges[i].Kind == "delete" {
+							gotChanges[i].RV = ""
+						}
+					}
+				}
+				if diff := cmp.Diff(eventStrings(changes), eventStrings(gotChanges)); diff != "" {
+					t.Errorf("changes (-want +got):\n%s", diff)
+				}
+				if got := listRequests(srv.Requests()); got != wantLists {
+					t.Errorf("%d lists, want %d; requests: %+v", got, wantLists, srv.Requests())
+				}
+				st = second.inf.SyncStatus().Snapshot
+				wantStatus := SnapshotStatus{Path: snap.Path, ResumedAt: snapRV}
+				if expired {
+					wantStatus.NotLoaded, wantStatus.CaughtUp = "expired", true
+				}
+				gotStatus := SnapshotStatus{Path: st.Path, ResumedAt: st.ResumedAt, NotLoaded: st.NotLoaded, CaughtUp: st.CaughtUp}
+				if diff := cmp.Diff(wantStatus, gotStatus); diff != "" {
+					t.Errorf("snapshot status (-want +got):\n%s", diff)
+				}
+				second.stop()
+				if got := second.rec.count(); got != len(initial)+len(changes) {
+					t.Errorf("%d handler calls, want %d:\n%s", got, len(initial)+len(changes), formatEvents(second.rec.recorded()))
+				}
+			})
+		}
+	}
+}
+
+// TestSnapshotNotLoaded checks that a missing, corrupt, truncated or foreign
+// snapshot is ignored, with its reason in the status, and the informer lists
+// as usual.
+func TestSnapshotNotLoaded(t *testing.T) {
+	for _, mode := range queueModes {
+		for _, tc := range []struct {
+			name   string
+			spoil  func(t *testing.T, path string, opts *SnapshotOptions)
+			reason string
+		}{
+			{name: "missing", spoil: func(t *testing.T, path string, _ *SnapshotOptions) {
+				if err := os.Remove(path); err != nil {
+					t.Fatal(err)
+				}
+			}, reason: "missing"},
+			{name: "corrupt", spoil: func(t *testing.T, path string, _ *SnapshotOptions) {
+				b, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b[len(b)-30] ^= 0xff
+				if err := os.WriteFile(path, b, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}, reason: "corrupt"},
+			{name: "truncated", spoil: func(t *testing.T, path string, _ *SnapshotOptions) {
+				if err := os.Truncate(path, 40); err != nil {
+					t.Fatal(err)
+				}
+			}, reason: "truncated"},
+			{name: "garbage", spoil: func(t *testing.T, path string, _ *SnapshotOptions) {
+				if err := os.WriteFile(path, []byte("not a snapshot at all"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}, reason: "corrupt"},
+			{name: "other cluster", spoil: func(_ *testing.T, _ string, opts *SnapshotOptions) {
+				opts.ClusterIdentity = "another-cluster"
+			}, reason: "foreign"},
+			{name: "other selector", spoil: func(_ *testing.T, _ string, opts *SnapshotOptions) {
+				opts.LabelSelector = "app=web"
+			}, reason: "foreign"},
+		} {
+			t.Run(mode.name+"/"+tc.name, func(t *testing.T) {
+				srv := newTestServer(t)
+				for i := range 5 {
+					create(t, srv, fmt.Sprintf("o%d", i))
+				}
+				snap := testSnapshotOptions(t)
+				first := runSnapshotInformer(t, srv, mode.inOrder, snap)
+				waitForSync(t, first.inf.HasSyncedChecker())
+				first.stop()
+				opts := *snap
+				tc.spoil(t, snap.Path, &opts)
+				touch(t, srv, "o1", "y")
+				srv.ResetRequests()
+
+				want := allServerContents(t, srv)
+				srv.ResetRequests()
+				second := runSnapshotInformer(t, srv, mode.inOrder, &opts)
+				waitForSync(t, second.inf.HasSyncedChecker())
+				waitFor(t, "store equals server", func() bool { return slices.Equal(storeContents(second.inf.GetStore()), want) })
+				if got := listRequests(srv.Requests()); got != 1 {
+					t.Errorf("%d lists, want 1", got)
+				}
+				events := second.rec.waitForCount(t, 5)
+				for _, e := range events {
+					if e.Kind != "add" || !e.Initial {
+						t.Errorf("handler got %s, want only the initial list", e)
+					}
+				}
+				if st := second.inf.SyncStatus().Snapshot; st.NotLoaded != tc.reason || st.ResumedAt != "" {
+					t.Errorf("snapshot status %+v, want not loaded for %q", st, tc.reason)
+				}
+			})
+		}
+	}
+}
