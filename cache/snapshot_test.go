@@ -2,15 +2,21 @@ package cache
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/informer-go/informer/cache/internal/snapshot"
 	framework "github.com/informer-go/informer/cache/testing"
 )
 
@@ -270,5 +276,230 @@ func TestSnapshotNotLoaded(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestSnapshotPeriodicIsExact writes to the server while an informer takes
+// snapshots every few milliseconds, and checks that every snapshot holds
+// exactly the server's state at its resource version: the checkpoint is a
+// consistent cut, so a resume from it neither replays nor loses a change.
+func TestSnapshotPeriodicIsExact(t *testing.T) {
+	for _, mode := range queueModes {
+		t.Run(mode.name, func(t *testing.T) {
+			srv := newTestServer(t)
+			// states[rv] is the server's state (name -> object rv) after the
+			// write that returned rv.
+			states := map[string]map[string]string{}
+			current := map[string]string{}
+			record := func(rv string) {
+				states[rv] = maps.Clone(current)
+			}
+			for i := range 20 {
+				o := create(t, srv, fmt.Sprintf("o%d", i))
+				current[o.Name] = o.ResourceVersion
+				record(o.ResourceVersion)
+			}
+			snap := testSnapshotOptions(t)
+			snap.Interval = 2 * time.Millisecond
+			run := runSnapshotInformer(t, srv, mode.inOrder, snap)
+			waitForSync(t, run.inf.HasSyncedChecker())
+
+			rng := rand.New(rand.NewPCG(1, 2))
+			checked := 0
+			id := run.inf.monitor.snapshot.identity("")
+			dec := run.inf.monitor.snapshot.codec
+			for i := range 400 {
+				name := fmt.Sprintf("o%d", rng.IntN(30))
+				if _, ok := current[name]; !ok {
+					o := create(t, srv, name)
+					current[name] = o.ResourceVersion
+					record(o.ResourceVersion)
+				} else if rng.IntN(4) == 0 {
+					remove(t, srv, name)
+					delete(current, name)
+					record(srv.ResourceVersion())
+				} else {
+					o := touch(t, srv, name, fmt.Sprint(i))
+					current[name] = o.ResourceVersion
+					record(o.ResourceVersion)
+				}
+				if i%40 != 39 {
+					continue
+				}
+				waitFor(t, "a snapshot", func() bool {
+					st := run.inf.SyncStatus().Snapshot
+					return st.Writes > 0 && st.LastWriteResourceVersion == srv.ResourceVersion()
+				})
+				s, err := snapshot.Load(snap.Path, id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				objs, err := s.Decode(context.Background(), dec, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := map[string]string{}
+				for _, obj := range objs {
+					m := obj.(*metav1.PartialObjectMetadata)
+					got[m.Name] = m.ResourceVersion
+				}
+				want, ok := states[s.Header.ResourceVersion]
+				if !ok {
+					t.Fatalf("snapshot at %s, which no write returned", s.Header.ResourceVersion)
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Fatalf("snapshot at %s (-server +snapshot):\n%s", s.Header.ResourceVersion, diff)
+				}
+				checked++
+			}
+			if checked == 0 {
+				t.Fatal("no snapshot checked")
+			}
+		})
+	}
+}
+
+// TestSnapshotSamePathRefused runs two informers on one snapshot path: the
+// second is refused the snapshot (it lists and writes nothing) and the first
+// keeps it.
+func TestSnapshotSamePathRefused(t *testing.T) {
+	for _, mode := range queueModes {
+		t.Run(mode.name, func(t *testing.T) {
+			srv := newTestServer(t)
+			create(t, srv, "a")
+			snap := testSnapshotOptions(t)
+			first := runSnapshotInformer(t, srv, mode.inOrder, snap)
+			waitForSync(t, first.inf.HasSyncedChecker())
+			second := runSnapshotInformer(t, srv, mode.inOrder, snap)
+			waitForSync(t, second.inf.HasSyncedChecker())
+			second.stop()
+			if st := second.inf.SyncStatus().Snapshot; st.NotLoaded != "locked" || st.Writes != 0 || st.LastError == nil {
+				t.Errorf("second informer's snapshot status %+v, want locked, no writes", st)
+			}
+			first.stop()
+			if st := first.inf.SyncStatus().Snapshot; st.Writes != 1 || st.NotLoaded != "missing" {
+				t.Errorf("first informer's snapshot status %+v, want one write", st)
+			}
+		})
+	}
+}
+
+// TestSnapshotWriteFails makes every write fail (the path is a directory,
+// so the rename fails, as a full disk fails a write): the informer runs on
+// and reports the failure.
+func TestSnapshotWriteFails(t *testing.T) {
+	for _, mode := range queueModes {
+		t.Run(mode.name, func(t *testing.T) {
+			srv := newTestServer(t)
+			create(t, srv, "a")
+			snap := testSnapshotOptions(t)
+			snap.Interval = time.Millisecond
+			if err := os.MkdirAll(filepath.Join(snap.Path, "occupied"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			run := runSnapshotInformer(t, srv, mode.inOrder, snap)
+			waitForSync(t, run.inf.HasSyncedChecker())
+			for i := range 3 {
+				touch(t, srv, "a", fmt.Sprint(i))
+				waitFor(t, "a failed write", func() bool { return run.inf.SyncStatus().Snapshot.WriteFailures > i })
+			}
+			b := create(t, srv, "b")
+			waitFor(t, "the informer to go on", func() bool {
+				_, ok, _ := run.inf.GetStore().GetByKey("ns/b")
+				return ok
+			})
+			run.stop()
+			st := run.inf.SyncStatus().Snapshot
+			if st.Writes != 0 || st.LastError == nil || st.NotLoaded != "unreadable" {
+				t.Errorf("snapshot status %+v, want failed writes", st)
+			}
+			_ = b
+		})
+	}
+}
+
+// TestSnapshotSecrets checks that Secrets are neither loaded nor written
+// without AllowSecrets: an informer whose example is a Secret keeps no
+// snapshot, one that meets Secret objects refuses to write them, and
+// AllowSecrets writes them.
+func TestSnapshotSecrets(t *testing.T) {
+	secret := func(name string) *metav1.PartialObjectMetadata {
+		return &metav1.PartialObjectMetadata{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+			ObjectMeta: metav1.ObjectMeta{Namespace: testNamespace, Name: name},
+		}
+	}
+	for _, mode := range queueModes {
+		t.Run(mode.name, func(t *testing.T) {
+			srv := newTestServer(t)
+			if _, err := srv.Create(secret("s")); err != nil {
+				t.Fatal(err)
+			}
+			for _, tc := range []struct {
+				name        string
+				example     runtime.Object
+				allow       bool
+				wantWrites  int
+				wantRefused bool
+			}{
+				{name: "secret type", example: secret(""), wantRefused: true},
+				{name: "secret objects", example: &metav1.PartialObjectMetadata{}},
+				{name: "allowed", example: secret(""), allow: true, wantWrites: 1},
+			} {
+				t.Run(tc.name, func(t *testing.T) {
+					snap := testSnapshotOptions(t)
+					snap.AllowSecrets = tc.allow
+					inf := newSharedIndexInformer(srv, tc.example, SharedIndexInformerOptions{InOrder: mode.inOrder, Snapshot: snap}, realClock)
+					stop := runSharedInformer(t, inf)
+					waitForSync(t, inf.HasSyncedChecker())
+					stop()
+					st := inf.SyncStatus().Snapshot
+					if st.Writes != tc.wantWrites || (st.NotLoaded == "refused") != tc.wantRefused {
+						t.Errorf("snapshot status %+v, want %d writes, refused %t", st, tc.wantWrites, tc.wantRefused)
+					}
+					if tc.wantWrites == 0 && !errors.Is(st.LastError, errSnapshotSecrets) {
+						t.Errorf("last error %v, want %v", st.LastError, errSnapshotSecrets)
+					}
+					if _, err := os.Stat(snap.Path); (err == nil) != (tc.wantWrites > 0) {
+						t.Errorf("snapshot file: %v, want one only when written", err)
+					}
+				})
+			}
+		})
+	}
+}
+
+// TestSnapshotCrashMidWrite leaves what a crash in the middle of a write
+// leaves, a partial temporary file beside the snapshot: the next informer
+// resumes from the snapshot.
+func TestSnapshotCrashMidWrite(t *testing.T) {
+	for _, mode := range queueModes {
+		t.Run(mode.name, func(t *testing.T) {
+			srv := newTestServer(t)
+			create(t, srv, "a")
+			snap := testSnapshotOptions(t)
+			first := runSnapshotInformer(t, srv, mode.inOrder, snap)
+			waitForSync(t, first.inf.HasSyncedChecker())
+			first.stop()
+			b, err := os.ReadFile(snap.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(snap.Path+".tmp-123", b[:len(b)/2], 0o600); err != nil {
+				t.Fatal(err)
+			}
+			srv.ResetRequests()
+			second := runSnapshotInformer(t, srv, mode.inOrder, snap)
+			waitForSync(t, second.inf.HasSyncedChecker())
+			if got := listRequests(srv.Requests()); got != 0 {
+				t.Errorf("%d lists, want none", got)
+			}
+			if st := second.inf.SyncStatus().Snapshot; st.ResumedAt == "" {
+				t.Errorf("snapshot status %+v, want resumed", st)
+			}
+			if _, err := os.Stat(snap.Path + ".tmp-123"); err == nil {
+				t.Errorf("the partial file was left behind")
+			}
+		})
 	}
 }
