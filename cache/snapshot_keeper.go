@@ -10,7 +10,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/sharding"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
@@ -42,9 +41,9 @@ type snapshotKeeper struct {
 	store   Store
 	tracker *resourceVersionTracker
 	// shards is the ListerWatcher when it serves a shard (a
-	// [ShardedListWatch]), whose selector is part of the identity; nil
-	// otherwise.
-	shards interface{ ShardSelector() sharding.Selector }
+	// [ShardedListWatch]): the selector of the shard whose state the
+	// reflector holds is part of the identity. Nil otherwise.
+	shards shardHolder
 	codec  *codec.Codec
 	// refused is why the informer keeps no snapshot (malformed options, a
 	// type without codec, Secrets); nil when it does.
@@ -86,7 +85,7 @@ var _ reflectorSnapshots = (*snapshotKeeper)(nil)
 func newSnapshotKeeper(opts SnapshotOptions, example runtime.Object, lw ListerWatcher, store Store, tracker *resourceVersionTracker) *snapshotKeeper {
 	k := &snapshotKeeper{opts: opts, example: example, store: store, tracker: tracker}
 	k.status.Path = opts.Path
-	if s, ok := lw.(interface{ ShardSelector() sharding.Selector }); ok {
+	if s, ok := lw.(shardHolder); ok {
 		k.shards = s
 	}
 	if err := opts.validate(); err != nil {
@@ -149,16 +148,31 @@ func (k *snapshotKeeper) identity(shardSelector string) snapshot.Identity {
 	}
 }
 
-// shardSelector returns the shard selector the ListerWatcher serves now, ""
-// for none.
+// shardHolder is a ListerWatcher that serves a shard: a [ShardedListWatch].
+type shardHolder interface {
+	// heldShardSelector returns the selector of the shard whose state the
+	// reflector holds (which a move to another shard changes once the
+	// reflector has the new shard's objects), "" for every object.
+	heldShardSelector() string
+}
+
+// heldShardSelector implements shardHolder.
+func (s *ShardedListWatch) heldShardSelector() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sel := s.held.Selector(); sel != nil && !sel.Empty() {
+		return sel.String()
+	}
+	return ""
+}
+
+// shardSelector returns the selector of the shard the store holds, "" for
+// none.
 func (k *snapshotKeeper) shardSelector() string {
 	if k.shards == nil {
 		return ""
 	}
-	if s := k.shards.ShardSelector(); s != nil && !s.Empty() {
-		return s.String()
-	}
-	return ""
+	return k.shards.heldShardSelector()
 }
 
 // start prepares a run: it takes the lock on the snapshot's path and starts
