@@ -503,3 +503,42 @@ func TestSnapshotCrashMidWrite(t *testing.T) {
 		})
 	}
 }
+
+// TestSnapshotShard checks that a sharded informer's snapshot records its
+// shard: the same shard resumes, another lists.
+func TestSnapshotShard(t *testing.T) {
+	for _, mode := range queueModes {
+		t.Run(mode.name, func(t *testing.T) {
+			srv := newTestServer(t)
+			for i := range 10 {
+				create(t, srv, fmt.Sprintf("o%d", i))
+			}
+			snap := testSnapshotOptions(t)
+			sharded := func(index int) ListerWatcher {
+				sel, err := ShardSelectorFor(ShardKeyUID, index, 2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				lw, err := NewShardedListWatch(srv, sel, ShardedListWatchOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return lw
+			}
+			first := runSnapshotInformer(t, sharded(0), mode.inOrder, snap)
+			waitForSync(t, first.inf.HasSyncedChecker())
+			first.stop()
+			for _, tc := range []struct {
+				index  int
+				reason string
+			}{{0, ""}, {1, "foreign"}} {
+				run := runSnapshotInformer(t, sharded(tc.index), mode.inOrder, snap)
+				waitForSync(t, run.inf.HasSyncedChecker())
+				run.stop()
+				if st := run.inf.SyncStatus().Snapshot; st.NotLoaded != tc.reason || (st.ResumedAt != "") != (tc.reason == "") {
+					t.Errorf("shard %d: snapshot status %+v, want not loaded for %q", tc.index, st, tc.reason)
+				}
+			}
+		})
+	}
+}
