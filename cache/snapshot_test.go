@@ -46,6 +46,22 @@ func testSnapshotOptions(t *testing.T) *SnapshotOptions {
 	return &SnapshotOptions{Path: filepath.Join(t.TempDir(), "snap"), ClusterIdentity: "test-cluster", Interval: -1}
 }
 
+// snapshotWritten creates objects o0 to o<objects-1> on a new server, runs
+// an informer with a new snapshot in the pipeline inOrder selects until it
+// synced, and stops it, which writes the snapshot.
+func snapshotWritten(t *testing.T, objects int, inOrder bool) (*fakeServer, *SnapshotOptions, snapshotRun) {
+	t.Helper()
+	srv := newTestServer(t)
+	for i := range objects {
+		create(t, srv, fmt.Sprintf("o%d", i))
+	}
+	snap := testSnapshotOptions(t)
+	first := runSnapshotInformer(t, srv, inOrder, snap)
+	waitForSync(t, first.inf.HasSyncedChecker())
+	first.stop()
+	return srv, snap, first
+}
+
 // allServerContents returns "ns/name@rv" of every object of srv, sorted.
 func allServerContents(t *testing.T, srv *fakeServer) []string {
 	t.Helper()
@@ -93,14 +109,7 @@ func TestSnapshotResume(t *testing.T) {
 	for _, mode := range queueModes {
 		for _, expired := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/expired=%t", mode.name, expired), func(t *testing.T) {
-				srv := newTestServer(t)
-				for i := range 10 {
-					create(t, srv, fmt.Sprintf("o%d", i))
-				}
-				snap := testSnapshotOptions(t)
-				first := runSnapshotInformer(t, srv, mode.inOrder, snap)
-				waitForSync(t, first.inf.HasSyncedChecker())
-				first.stop()
+				srv, snap, first := snapshotWritten(t, 10, mode.inOrder)
 				st := first.inf.SyncStatus().Snapshot
 				if st == nil || st.Writes != 1 || st.LastWriteResourceVersion != srv.ResourceVersion() || st.LastWriteObjects != 10 {
 					t.Fatalf("after stop: snapshot status %+v, want one write of 10 objects at %s", st, srv.ResourceVersion())
@@ -244,14 +253,7 @@ func TestSnapshotNotLoaded(t *testing.T) {
 			}, reason: "foreign"},
 		} {
 			t.Run(mode.name+"/"+tc.name, func(t *testing.T) {
-				srv := newTestServer(t)
-				for i := range 5 {
-					create(t, srv, fmt.Sprintf("o%d", i))
-				}
-				snap := testSnapshotOptions(t)
-				first := runSnapshotInformer(t, srv, mode.inOrder, snap)
-				waitForSync(t, first.inf.HasSyncedChecker())
-				first.stop()
+				srv, snap, _ := snapshotWritten(t, 5, mode.inOrder)
 				opts := *snap
 				tc.spoil(t, snap.Path, &opts)
 				touch(t, srv, "o1", "y")
@@ -475,12 +477,7 @@ func TestSnapshotSecrets(t *testing.T) {
 func TestSnapshotCrashMidWrite(t *testing.T) {
 	for _, mode := range queueModes {
 		t.Run(mode.name, func(t *testing.T) {
-			srv := newTestServer(t)
-			create(t, srv, "a")
-			snap := testSnapshotOptions(t)
-			first := runSnapshotInformer(t, srv, mode.inOrder, snap)
-			waitForSync(t, first.inf.HasSyncedChecker())
-			first.stop()
+			srv, snap, _ := snapshotWritten(t, 1, mode.inOrder)
 			b, err := os.ReadFile(snap.Path)
 			if err != nil {
 				t.Fatal(err)
