@@ -67,6 +67,11 @@ import (
 // An informer of Secrets without AllowSecrets neither loads nor writes a
 // snapshot, and says so in its status.
 //
+// A snapshot holds the objects as the store keeps them, after the
+// informer's transform (see [SharedInformer.SetTransform]); on resume the
+// transform is applied to them again, so it must accept objects it already
+// transformed.
+//
 // A SnapshotOptions must not be changed after it was handed to an informer.
 type SnapshotOptions struct {
 	// Path is the snapshot's file. For an [InformerFactory] it is a
