@@ -65,4 +65,6 @@ type fixedResume struct {
 	rv   string
 }
 
-func (f fixedResume) resumePoint(ctx context.Context) ([]any, string, bool) { return f.objs, f.rv, true }
+func (f fixedResume) resumePoint(ctx context.Context) ([]any, string, bool) {
+	return f.objs, f.rv, true
+}
