@@ -27,6 +27,12 @@ type reflectorSnapshots interface {
 	// checkpointDue returns a channel that receives when a snapshot is
 	// due, nil for never. The reflector reads it while a watch is open.
 	checkpointDue() <-chan time.Time
+	// delivered is called once the store was handed the snapshot's
+	// objects at resourceVersion, before the watch's first event is read;
+	// it returns once the store's consumer has processed them (or ctx
+	// ended), so that the changes the watch brings next reach handlers
+	// after the initial list, never merged into it.
+	delivered(ctx context.Context, resourceVersion string)
 	// checkpoint is called when checkpointDue fired, between two watch
 	// events: the reflector has handed its store everything up to
 	// resourceVersion and nothing newer, and hands it nothing until
@@ -40,6 +46,7 @@ type noSnapshots struct{}
 var _ reflectorSnapshots = noSnapshots{}
 
 func (noSnapshots) resumePoint(context.Context) ([]any, string, bool) { return nil, "", false }
+func (noSnapshots) delivered(context.Context, string)                 {}
 func (noSnapshots) checkpointDue() <-chan time.Time                   { return nil }
 func (noSnapshots) checkpoint(context.Context, string)                {}
 
@@ -99,6 +106,7 @@ func (r *Reflector) deliverResumed(ctx context.Context) {
 	r.observer.resumed(len(p.objs), p.resourceVersion)
 	r.backoff.inContact(r.clock.Now())
 	r.setLastSyncResourceVersion(p.resourceVersion)
+	r.snapshots.delivered(ctx, p.resourceVersion)
 	klog.FromContext(ctx).V(2).Info("Caches populated from a snapshot", "reflector", r.name, "type", r.typeDescription,
 		"resourceVersion", p.resourceVersion, "items", len(p.objs))
 }

@@ -244,6 +244,14 @@ func (k *snapshotKeeper) resumePoint(ctx context.Context) ([]any, string, bool) 
 	return items, s.Header.ResourceVersion, true
 }
 
+// delivered implements reflectorSnapshots: the store reflects the
+// snapshot's version once the queue has processed the snapshot, all of it
+// (a DeltaFIFO processes it object by object, and would merge a change
+// arriving meanwhile into the object's initial add).
+func (k *snapshotKeeper) delivered(ctx context.Context, resourceVersion string) {
+	_ = k.tracker.wait(ctx, resourceVersion) // an error: ctx ended or the informer stops
+}
+
 // checkpointDue implements reflectorSnapshots.
 func (k *snapshotKeeper) checkpointDue() <-chan time.Time {
 	if k.due == nil {

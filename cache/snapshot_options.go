@@ -37,8 +37,8 @@ import (
 // reflector opens a watch from its resource version, without a list; once
 // the watch is open, the snapshot's objects replace the store's contents as
 // a list would, so handlers receive them as the initial list
-// (isInInitialList true), and the watch then delivers every change made
-// since the snapshot. When the server cannot serve that version (410
+// (isInInitialList true), and the watch's events, every change made since
+// the snapshot, are applied once the store has processed the snapshot. When the server cannot serve that version (410
 // Expired or Gone, a "too large resource version", an invalid version), the
 // informer lists at once, as it would have without a snapshot, and handlers
 // get the differences between the snapshot and the list as after any relist

@@ -124,8 +124,14 @@ func TestSnapshotResume(t *testing.T) {
 				o1 := touch(t, srv, "o1", "x")
 				remove(t, srv, "o2")
 				n1 := create(t, srv, "n1")
+				var o3 *metav1.PartialObjectMetadata
 				if expired {
 					srv.Compact()
+				} else {
+					// Deleted and created again: a delete and an add
+					// outside the initial list.
+					remove(t, srv, "o3")
+					o3 = create(t, srv, "o3")
 				}
 				srv.ResetRequests()
 
@@ -161,7 +167,8 @@ func TestSnapshotResume(t *testing.T) {
 					}
 					wantLists = 1
 				} else {
-					changes = append(changes, event{Kind: "delete", Key: "ns/o2"})
+					changes = append(changes, event{Kind: "delete", Key: "ns/o2"}, event{Kind: "delete", Key: "ns/o3"},
+						event{Kind: "add", Key: "ns/o3", RV: o3.ResourceVersion})
 				}
 				// The DeltaFIFO may deliver a change of one object before
 				// the initial add of another.
