@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/informer-go/informer/cache/internal/snapshot"
 	framework "github.com/informer-go/informer/cache/testing"
@@ -542,6 +543,36 @@ func TestSnapshotShard(t *testing.T) {
 				if st := run.inf.SyncStatus().Snapshot; st.NotLoaded != tc.reason || (st.ResumedAt != "") != (tc.reason == "") {
 					t.Errorf("shard %d: snapshot status %+v, want not loaded for %q", tc.index, st, tc.reason)
 				}
+			}
+		})
+	}
+}
+
+// TestSnapshotNotOnInjectedClock checks that the periodic snapshots wait in
+// real time, not on the informer's injected clock, which carries only
+// client-go's timers: with no resync and paginated lists (a streaming list
+// leaves its warning ticker on the clock), a fake clock has no waiters while
+// snapshots are written.
+func TestSnapshotNotOnInjectedClock(t *testing.T) {
+	for _, mode := range queueModes {
+		t.Run(mode.name, func(t *testing.T) {
+			srv := framework.NewServer(framework.Options[*metav1.PartialObjectMetadata]{WatchListUnsupported: true, IgnoreSendInitialEvents: true})
+			t.Cleanup(srv.Close)
+			create(t, srv, "a")
+			clk := testingclock.NewFakeClock(time.Now())
+			snap := testSnapshotOptions(t)
+			snap.Interval = time.Millisecond
+			inf := newSharedIndexInformer(srv, &metav1.PartialObjectMetadata{}, SharedIndexInformerOptions{InOrder: mode.inOrder, Snapshot: snap}, clk)
+			runSharedInformer(t, inf)
+			waitForSync(t, inf.HasSyncedChecker())
+			for i := range 3 {
+				touch(t, srv, "a", fmt.Sprint(i))
+				waitFor(t, "a snapshot", func() bool {
+					return inf.SyncStatus().Snapshot.LastWriteResourceVersion == srv.ResourceVersion()
+				})
+			}
+			if clk.HasWaiters() {
+				t.Error("the injected clock has waiters")
 			}
 		})
 	}
