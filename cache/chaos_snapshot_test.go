@@ -92,6 +92,14 @@ func (r *chaosRun) restartFromSnapshot(s chaosStep) {
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			r.problem("restore the snapshot: %v", err)
 		}
+		// The periodic snapshot may hold a state that missed events the
+		// server dropped and a forced relist repaired since: a snapshot is
+		// only as good as the cache was. The server repairs the lost
+		// events the way it does for a running informer, by failing the
+		// watch that resumes from before the repair.
+		if slices.ContainsFunc(r.steps, func(s chaosStep) bool { return s.kind == stepDropEvents }) {
+			r.lw.forceRelist.Store(true)
+		}
 	}
 	r.write(s.n)
 	r.sleep(s.d)

@@ -270,12 +270,9 @@ func (k *snapshotKeeper) checkpoint(ctx context.Context, resourceVersion string)
 	if resourceVersion == k.lastCaptured {
 		return
 	}
-	wctx, cancel := context.WithTimeout(ctx, checkpointWait)
-	err := k.tracker.wait(wctx, resourceVersion)
-	cancel()
-	if err != nil {
+	if err := k.settle(ctx, resourceVersion); err != nil {
 		if ctx.Err() == nil {
-			k.logger.V(2).Info("Skipping a snapshot: the store did not reach the resource version", "resourceVersion", resourceVersion, "err", err)
+			k.logger.V(2).Info("Skipping a snapshot: the store did not settle at the resource version", "resourceVersion", resourceVersion, "err", err)
 		}
 		return
 	}
@@ -286,6 +283,34 @@ func (k *snapshotKeeper) checkpoint(ctx context.Context, resourceVersion string)
 	default:
 	}
 	k.jobs <- job // the writing goroutine only takes, never adds
+}
+
+// settle waits, for at most checkpointWait, until the queue has applied
+// every delta it took in and the newest version reached is resourceVersion:
+// with the reflector paused, the store then holds exactly the state at
+// resourceVersion. The wait for the version, on channels, is usually all it
+// takes; the deltas of a relist that answered at the version already
+// reached (which changes nothing on a consistent server) or of a resync
+// may still be queued after it, and are waited for by polling the queue
+// every millisecond, in real time.
+func (k *snapshotKeeper) settle(ctx context.Context, resourceVersion string) error {
+	start := k.realTime.Now()
+	wctx, cancel := context.WithTimeout(ctx, checkpointWait)
+	defer cancel()
+	if err := k.tracker.wait(wctx, resourceVersion); err != nil {
+		return err
+	}
+	for {
+		if rv, ok := k.tracker.settledVersion(); ok && rv == resourceVersion {
+			return nil
+		}
+		if k.realTime.Since(start) >= checkpointWait {
+			return fmt.Errorf("deltas still queued after %v", checkpointWait)
+		}
+		if !sleepOn(ctx, k.realTime, time.Millisecond) {
+			return ctx.Err()
+		}
+	}
 }
 
 // writeLoop writes the snapshots of jobs until it is closed.
