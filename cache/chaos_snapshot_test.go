@@ -92,14 +92,15 @@ func (r *chaosRun) restartFromSnapshot(s chaosStep) {
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			r.problem("restore the snapshot: %v", err)
 		}
-		// The periodic snapshot may hold a state that missed events the
-		// server dropped and a forced relist repaired since: a snapshot is
-		// only as good as the cache was. The server repairs the lost
-		// events the way it does for a running informer, by failing the
-		// watch that resumes from before the repair.
-		if slices.ContainsFunc(r.steps, func(s chaosStep) bool { return s.kind == stepDropEvents }) {
-			r.lw.forceRelist.Store(true)
-		}
+	}
+	// A snapshot is only as good as the cache was: one taken after the
+	// server dropped events and before the forced relist that repairs them
+	// completed (a periodic one restored after a crash, or the one at a
+	// stop that interrupted the relist) holds the loss. The server repairs
+	// lost events as it does for a running informer, by failing the watch
+	// that resumes from before the repair.
+	if slices.ContainsFunc(r.steps, func(s chaosStep) bool { return s.kind == stepDropEvents }) {
+		r.lw.forceRelist.Store(true)
 	}
 	r.write(s.n)
 	r.sleep(s.d)

@@ -60,8 +60,9 @@ type snapshotKeeper struct {
 	jobs chan snapshotJob
 	wg   sync.WaitGroup // the writing goroutine
 
-	// lastCaptured is the resource version of the last snapshot taken;
-	// reflector goroutine only (and stop, after it returned).
+	// lastCaptured is the resource version of the last snapshot taken or
+	// loaded, "" after a list; reflector goroutine only (and stop, after
+	// it returned).
 	lastCaptured string
 
 	mu     sync.Mutex
@@ -404,6 +405,10 @@ func (k *snapshotKeeper) resumed(resourceVersion string) {
 // informer is caught up. A list that comes while a snapshot was being
 // resumed from means the server could not serve the snapshot's version.
 func (k *snapshotKeeper) listed() {
+	// The list replaced the store's contents, also when it answered at
+	// the version last written: write the next snapshot whatever its
+	// version. (Called on the reflector's goroutine, like checkpoint.)
+	k.lastCaptured = ""
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if !k.status.CaughtUp && k.status.NotLoaded == "" {
