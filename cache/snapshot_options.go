@@ -81,7 +81,8 @@ type SnapshotOptions struct {
 
 	// Interval is how often a running informer writes its snapshot, in
 	// real time (never on an injected clock); a snapshot whose resource
-	// version did not change since the last write is not written again.
+	// version did not change since the last write, with no list since,
+	// is not written again.
 	// Zero means one minute; negative means only when the informer stops.
 	// Writing costs encoding every cached object and two fsyncs (see the
 	// README for measurements): a longer interval costs less, a shorter
