@@ -209,9 +209,15 @@ func (r *chaosRun) setUp() {
 		}()
 		return
 	}
+	r.startSharedInformer(ctx, indexers)
+}
+
+// startSharedInformer builds the shared informer with indexers and its
+// handlers, and runs it until ctx ends.
+func (r *chaosRun) startSharedInformer(ctx context.Context, indexers Indexers) {
 	r.inf = newSharedIndexInformer(r.lw, &metav1.PartialObjectMetadata{}, SharedIndexInformerOptions{
 		ResyncPeriod: r.cfg.resync, Indexers: indexers, InOrder: r.cfg.inOrder,
-		Memory: r.cfg.memory.options,
+		Memory: r.cfg.memory.options, Snapshot: r.snapshotOptions(),
 	}, r.clk)
 	if r.cfg.realTime {
 		r.inf.realTime = r.clk // the reflector's real time runs as fast
@@ -363,6 +369,8 @@ func (r *chaosRun) apply(s chaosStep) {
 	case stepStop:
 		r.stats.stoppedMidChaos++
 		r.stop()
+	case stepRestart:
+		r.restartFromSnapshot(s)
 	default:
 		r.problem("unknown step %s", s.kind)
 	}

@@ -40,6 +40,9 @@ type chaosConfig struct {
 	// memory is the informer's memory options: chaosMemoryModes[seed%len],
 	// so that every mode runs in both pipelines.
 	memory chaosMemoryMode
+	// snapshot, when set, makes the shared informer keep a snapshot, and
+	// the schedule restart it from the snapshot (chaos_snapshot_test.go).
+	snapshot *SnapshotOptions
 }
 
 // stepKind is one kind of step of a schedule. The kinds named after a fault
@@ -277,7 +280,7 @@ func chaosPlan(seed uint64, inOrder bool) (chaosConfig, []chaosStep) {
 		at := rng.IntN(len(steps) + 1)
 		steps = append(steps[:at], chaosStep{delay: time.Duration(rng.IntN(5000)) * time.Millisecond, kind: stepStop})
 	}
-	return cfg, steps
+	return cfg, planSnapshots(&cfg, steps)
 }
 
 // String describes the configuration for failure messages.

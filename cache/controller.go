@@ -166,6 +166,11 @@ type controllerOptions struct {
 	// newInformerPipeline), so that the processing does not compute them
 	// again.
 	pop func() error
+	// snapshots, when not nil, keeps the informer's snapshot (see
+	// [SnapshotOptions]): the reflector resumes from it and lets it take
+	// snapshots; the controller starts it before the reflector runs and
+	// stops it after the run.
+	snapshots *snapshotKeeper
 }
 
 // newController returns the controller of config with opts.
@@ -261,6 +266,10 @@ func (c *controller) RunWithContext(ctx context.Context) {
 	case c.config.WatchErrorHandlerWithContext != nil:
 		r.watchErrorHandler = c.config.WatchErrorHandlerWithContext
 	}
+	if c.snapshots != nil {
+		c.snapshots.start(ctx, r.realTime)
+		r.snapshots = c.snapshots
+	}
 	c.mu.Lock()
 	c.reflector = r
 	c.mu.Unlock()
@@ -285,6 +294,9 @@ func (c *controller) RunWithContext(ctx context.Context) {
 		}
 	}
 	wg.Wait()
+	if c.snapshots != nil {
+		c.snapshots.stop() // the reflector and the processing have returned
+	}
 }
 
 // processLoopRecovering runs processLoop and recovers a panic in it through

@@ -233,6 +233,24 @@
 // range math, the client-side filter, the watch's state machine and the
 // handover plan are the internal package cache/internal/shard.
 //
+// # Restart without a relist
+//
+// With [SharedIndexInformerOptions].Snapshot (or
+// [InformerFactoryOptions].Snapshot), an informer keeps its cache in a file,
+// written every [SnapshotOptions].Interval and when it stops, and on Run
+// resumes from it: the reflector watches from the snapshot's resource
+// version without a list, and the snapshot's objects reach the store and the
+// handlers as the initial list once that watch is open. A version the server
+// no longer serves makes it list at once, as it would have without a
+// snapshot. A periodic snapshot is a consistent cut: the reflector pauses
+// between two watch events until the queue has applied everything
+// (reflectorSnapshots in reflector_resume.go), the store's objects are
+// copied, and a goroutine of the informer's snapshotKeeper
+// (snapshot_keeper.go) encodes and writes them; the file format, its checks
+// and the atomic write are the internal package cache/internal/snapshot,
+// the encodings cache/internal/codec. [SnapshotOptions] has the contract,
+// [SnapshotStatus] what an informer reports.
+//
 // # How the code is arranged
 //
 // One watch event, from the server to a handler, and the files that own each
@@ -240,7 +258,8 @@
 //
 //	source      ListerWatcher, ListWatch (listwatch.go, listwatch_typed.go); shards (shard_*.go)
 //	reflector   list, streaming list, watch, relist, backoff (reflector*.go, watch_list.go,
-//	            watch_liveness.go, pager.go); it reports to an observer (reflector_observer.go)
+//	            watch_liveness.go, pager.go); it reports to an observer (reflector_observer.go);
+//	            a resume from a snapshot and its checkpoints (reflector_resume.go)
 //	queue       DeltaFIFO, RealFIFO (delta_fifo.go, real_fifo.go), one write, resync and pop
 //	            path in delta_queue.go, the first batch and Close in queue.go
 //	controller  runs the reflector and the pop loop (controller.go); an informer's queue and

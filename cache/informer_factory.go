@@ -2,9 +2,13 @@ package cache
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"time"
 
@@ -107,6 +111,12 @@ type InformerFactoryOptions struct {
 	// (its Share table, say). InformerFor returns the error of options
 	// invalid for its example object. It is not part of client-go's API.
 	Memory *MemoryOptions
+	// Snapshot, when not nil, makes every informer keep its cache in a
+	// snapshot and resume from it (see [SnapshotOptions]). Its Path is a
+	// directory: each informer's file in it is named
+	// [InformerKey.SnapshotFileName], and its Namespace, LabelSelector
+	// and FieldSelector are those of the informer's key.
+	Snapshot *SnapshotOptions
 }
 
 // InformerFactory hands out shared informers, one per object type and
@@ -225,6 +235,7 @@ func (f *InformerFactory) InformerFor(exampleObject runtime.Object, selection In
 		WatchLiveness:      f.options.WatchLiveness,
 		RunMetricsProvider: f.options.RunMetricsProvider,
 		Memory:             f.options.Memory,
+		Snapshot:           f.options.Snapshot.forInformer(key),
 	})
 	if f.options.Transform != nil {
 		if err := informer.SetTransform(f.options.Transform); err != nil {
@@ -402,4 +413,48 @@ func (f *InformerFactory) Shutdown() {
 	}
 	f.mu.Unlock()
 	f.wg.Wait()
+}
+
+// SnapshotFileName returns the name of the file, in the directory of
+// [InformerFactoryOptions].Snapshot, that holds the snapshot of k's
+// informer: a readable prefix (the type's name and namespace, reduced to
+// letters, digits, '-', '_' and '.') and a hash of the whole key, so that
+// distinct keys get distinct names that are safe on every file system and
+// never longer than 120 bytes.
+func (k InformerKey) SnapshotFileName() string {
+	t := k.Type
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	full := strings.Join([]string{t.PkgPath() + "." + t.Name(), k.Namespace, k.LabelSelector, k.FieldSelector}, "\x00")
+	sum := sha256.Sum256([]byte(full))
+	readable := k.Type.String()
+	if k.Namespace != "" {
+		readable += "_" + k.Namespace
+	}
+	safe := make([]byte, 0, len(readable))
+	for _, c := range []byte(readable) {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_', c == '.':
+			safe = append(safe, c)
+		default:
+			safe = append(safe, '_')
+		}
+	}
+	if len(safe) > 80 {
+		safe = safe[:80]
+	}
+	return strings.TrimLeft(string(safe), ".") + "-" + hex.EncodeToString(sum[:8]) + ".snapshot"
+}
+
+// forInformer returns the snapshot options of the factory informer of key,
+// nil when o is nil.
+func (o *SnapshotOptions) forInformer(key InformerKey) *SnapshotOptions {
+	if o == nil {
+		return nil
+	}
+	opts := *o
+	opts.Path = filepath.Join(o.Path, key.SnapshotFileName())
+	opts.Namespace, opts.LabelSelector, opts.FieldSelector = key.Namespace, key.LabelSelector, key.FieldSelector
+	return &opts
 }

@@ -39,6 +39,10 @@ type informerMonitor struct {
 	// storeLen returns the size of the informer's store; nil when the
 	// store is unknown.
 	storeLen func() int
+	// snapshot is the informer's snapshot keeper, nil without
+	// [SnapshotOptions]; it reports what it does in the sync status. Set
+	// at construction.
+	snapshot *snapshotKeeper
 
 	// Set by start before the run's goroutines start; read by them.
 	metrics    InformerRunMetrics // never nil
@@ -138,6 +142,9 @@ func (r monitorReports) syncStatusChanges() (SyncStatus, <-chan struct{}) {
 	if reflector := m.reflector.Load(); reflector != nil {
 		st.LastSyncResourceVersion = reflector.LastSyncResourceVersion()
 	}
+	if m.snapshot != nil {
+		st.Snapshot = m.snapshot.snapshotStatus()
+	}
 	return st, changed
 }
 
@@ -197,6 +204,16 @@ func (m *informerMonitor) listed(method ListMethod, items int, _ string) {
 	if method == ListMethodStreaming {
 		m.watchOpen, m.watchStart, m.watchEvents = true, now, 0
 	}
+	if m.snapshot != nil {
+		m.snapshot.listed()
+	}
+}
+
+func (m *informerMonitor) resumed(_ int, resourceVersion string) {
+	m.status.listed()
+	if m.snapshot != nil {
+		m.snapshot.resumed(resourceVersion)
+	}
 }
 
 func (m *informerMonitor) watchStarted(err error) {
@@ -212,6 +229,9 @@ func (m *informerMonitor) watchStarted(err error) {
 func (m *informerMonitor) watchEventReceived(t watch.EventType) {
 	m.metrics.IncEvents(t)
 	m.watchEvents++
+	if t == watch.Bookmark && m.snapshot != nil {
+		m.snapshot.bookmarked()
+	}
 }
 
 func (m *informerMonitor) watchEnded(err error, cause WatchRestartCause) {

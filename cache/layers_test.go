@@ -84,6 +84,8 @@ var fileLayers = map[string]string{
 	"shard_*.go":             "reflector",
 	"run_metrics.go":         "reflector",
 	"sync_status.go":         "reflector",
+	"snapshot_options.go":    "reflector",
+	"snapshot_status.go":     "reflector",
 
 	"handler.go":       "handlers",
 	"handler_name.go":  "handlers",
@@ -94,6 +96,7 @@ var fileLayers = map[string]string{
 	"informer_pipeline.go":     "controller",
 	"informer_monitor.go":      "controller",
 	"resource_version_wait.go": "controller",
+	"snapshot_keeper.go":       "controller",
 
 	"notification_queue.go": "listener",
 	"coalescing_backlog.go": "listener",

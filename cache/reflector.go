@@ -173,6 +173,17 @@ type Reflector struct {
 	// has synced to, and whether the server can still serve it.
 	versions syncedVersion
 
+	// snapshots is where the reflector resumes from and whom it lets take
+	// snapshots (see reflector_resume.go); never nil. Set before Run.
+	snapshots reflectorSnapshots
+	// resumeAsked records that snapshots was asked for a resume point;
+	// resume is that point until it is handed to the store or refused by
+	// the server; resumedVersion is its resource version while a cycle
+	// watches from it. Only the goroutine running ListAndWatch uses them.
+	resumeAsked    bool
+	resume         *resumePoint
+	resumedVersion string
+
 	// WatchListPageSize is the page size of lists. Zero means 500 for lists
 	// at resource version "" or "0" (or after a list at "0" came back
 	// paginated) and no pagination otherwise, so that the server's watch
@@ -350,6 +361,7 @@ func newReflector(lw ListerWatcher, expectedType any, store ReflectorStore, opti
 		minWatchTimeout:   defaultMinWatchTimeout,
 		watchErrorHandler: DefaultWatchErrorHandler,
 		observer:          observer,
+		snapshots:         noSnapshots{},
 		livenessTimeout:   options.WatchLiveness.timeout(),
 	}
 	if r.name == "" {

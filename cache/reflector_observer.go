@@ -78,6 +78,10 @@ type reflectorObserver interface {
 	// listed: a list of items objects at resourceVersion replaced the
 	// store's contents. After a streaming list its watch goes on.
 	listed(method ListMethod, items int, resourceVersion string)
+	// resumed: the objects of a snapshot, items of them at
+	// resourceVersion, replaced the store's contents as a list would,
+	// once a watch from that version opened (see reflector_resume.go).
+	resumed(items int, resourceVersion string)
 	// watchStarted: a watch request returned; err is nil when the watch is
 	// open.
 	watchStarted(err error)
@@ -106,6 +110,7 @@ func (noopObserver) listStarted(ListMethod)              {}
 func (noopObserver) initialEventReceived()               {}
 func (noopObserver) listFailed(ListMethod, error)        {}
 func (noopObserver) listed(ListMethod, int, string)      {}
+func (noopObserver) resumed(int, string)                 {}
 func (noopObserver) watchStarted(error)                  {}
 func (noopObserver) watchEventReceived(watch.EventType)  {}
 func (noopObserver) watchEnded(error, WatchRestartCause) {}

@@ -53,6 +53,7 @@ func (o *recordingObserver) listFailed(m ListMethod, err error) {
 func (o *recordingObserver) listed(m ListMethod, items int, rv string) {
 	o.record("listed %s %d@%s", m, items, rv)
 }
+func (o *recordingObserver) resumed(items int, rv string) { o.record("resumed %d@%s", items, rv) }
 func (o *recordingObserver) watchStarted(err error) {
 	o.record("watch started, failed: %t", err != nil)
 }

@@ -193,7 +193,8 @@ const (
 	// actionRelistNow: list in the same cycle, at once or, with
 	// backOffFirst, after a backoff delay. After a failed list that is its
 	// one retry (a second failure ends the cycle); after a failed streaming
-	// list, a paginated list instead.
+	// list, a paginated list instead; after a watch resuming from a
+	// snapshot, a list (streaming, then paginated).
 	actionRelistNow
 	// actionRewatch: open the watch, or the streaming list, again at once
 	// from the last resource version.
@@ -266,6 +267,11 @@ type failure struct {
 	// shortWatches counts the watches in a row, this one included, that
 	// closed normally less than veryShortWatch after they were requested.
 	shortWatches int
+	// resumed: the request resumed from the resource version of a
+	// snapshot (a watch of a cycle that resumes, see reflector_resume.go),
+	// which may well have gone out of the server's window while the
+	// process was down.
+	resumed bool
 	// internalErrors is the window in which watches that end with an
 	// internal error are reopened at once (MaxInternalErrorRetryDuration);
 	// nil means closed. It is asked only about such watches.
@@ -297,6 +303,9 @@ type failure struct {
 //     at once, a throttled watch after a backoff delay, an internal error at
 //     once while the internal-error window is open; anything else ends the
 //     cycle, from the most recent state after a refusal of the version.
+//   - watch start and end, for a watch resuming from a snapshot's resource
+//     version: a version the server cannot serve lists at once from the
+//     most recent state (see resumedVersionUnavailable).
 //
 // The backoff delays of throttled and refused requests pass on the
 // reflector's clock (onClock), the others in real time.
@@ -362,6 +371,9 @@ func (f failure) decideStreamingList() retryDecision {
 }
 
 func (f failure) decideWatchStart() retryDecision {
+	if f.resumedVersionUnavailable() {
+		return retryDecision{action: actionRelistNow, fromMostRecent: true}
+	}
 	switch f.kind {
 	case failureThrottled, failureConnectionRefused:
 		return retryDecision{action: actionRewatchAfterBackoff, onClock: true}
@@ -372,6 +384,9 @@ func (f failure) decideWatchStart() retryDecision {
 }
 
 func (f failure) decideWatchEnd() retryDecision {
+	if f.resumedVersionUnavailable() {
+		return retryDecision{action: actionRelistNow, fromMostRecent: true}
+	}
 	switch f.kind {
 	case failureNone:
 		if f.shortWatches >= shortWatchesBeforeBackoff {
@@ -390,4 +405,17 @@ func (f failure) decideWatchEnd() retryDecision {
 		return retryDecision{action: actionRelist, fromMostRecent: true}
 	}
 	return retryDecision{action: actionRelist}
+}
+
+// resumedVersionUnavailable reports whether f is a request resuming from a
+// snapshot's resource version that the server cannot serve (too old, too
+// new or invalid): the reflector lists at once, from the most recent state,
+// instead of after the backoff delay of a relist, since a snapshot's
+// version going out of the server's window is expected, not a failure.
+func (f failure) resumedVersionUnavailable() bool {
+	switch f.kind {
+	case failureExpired, failureTooLargeResourceVersion, failureInvalidResourceVersion:
+		return f.resumed
+	}
+	return false
 }

@@ -71,6 +71,9 @@ func (r *Reflector) ListAndWatchWithContext(ctx context.Context) error {
 	logger.V(3).Info("Listing and watching", "reflector", r.name, "type", r.typeDescription)
 	r.observer.cycleStarted(classifyError(r.cycleFailure).relistReason())
 	r.cycleFailure = nil
+	if resumed, err := r.resumeWatch(ctx); resumed {
+		return err
+	}
 
 	var w watch.Interface
 	if r.useWatchList.Load() {

@@ -130,7 +130,8 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrs <-c
 				}
 			}
 			if err != nil {
-				switch d := r.judge(ctx, failure{step: stepWatchStart, resourceVersion: resourceVersion}, err); d.action {
+				f := failure{step: stepWatchStart, resourceVersion: resourceVersion, resumed: r.resumingFrom(resourceVersion)}
+				switch d := r.judge(ctx, f, err); d.action {
 				case actionStop:
 					return nil
 				case actionRewatchAfterBackoff:
@@ -138,9 +139,14 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrs <-c
 						return nil
 					}
 					continue
+				case actionRelistNow:
+					return errResumedVersionGone
 				default:
 					return err
 				}
+			}
+			if r.resume != nil && ctx.Err() == nil {
+				r.deliverResumed(ctx)
 			}
 		}
 
@@ -157,13 +163,16 @@ func (r *Reflector) watch(ctx context.Context, w watch.Interface, resyncErrs <-c
 		} else {
 			shortWatches = 0
 		}
-		f := failure{step: stepWatchEnd, resourceVersion: r.LastSyncResourceVersion(), shortWatches: shortWatches, internalErrors: internalErrors}
+		rv := r.LastSyncResourceVersion()
+		f := failure{step: stepWatchEnd, resourceVersion: rv, shortWatches: shortWatches, internalErrors: internalErrors, resumed: r.resumingFrom(rv)}
 		switch d := r.judge(ctx, f, err); d.action {
 		case actionRewatch:
 		case actionRewatchAfterBackoff:
 			if !r.backOff(ctx, d.onClock) {
 				return nil
 			}
+		case actionRelistNow:
+			return errResumedVersionGone
 		default: // stop, or relist after the backoff delay of Run
 			return nil
 		}
@@ -208,6 +217,8 @@ func (r *Reflector) handleWatch(ctx context.Context, s watchSession) error {
 	defer s.w.Stop()
 	rd := r.newWatchReader(s.start, s.w, r.livenessTimeout, errWatchLivenessLost)
 	rd.failures = s.resyncErrs
+	rd.checkpoints = r.snapshots.checkpointDue()
+	rd.checkpoint = func(ctx context.Context) { r.snapshots.checkpoint(ctx, r.LastSyncResourceVersion()) }
 	defer rd.stop()
 	applied := 0
 	for {
@@ -270,6 +281,11 @@ type watchReader struct {
 	// awaiting warns while a streaming list awaits its initial-events-end
 	// bookmark; nil for none.
 	awaiting *awaitingEndBookmark
+	// checkpoints receives when a snapshot is due (see
+	// reflectorSnapshots); next then calls checkpoint, between two events.
+	// Nil for none.
+	checkpoints <-chan time.Time
+	checkpoint  func(ctx context.Context)
 }
 
 // newWatchReader returns the reader of w, requested at start. A positive
@@ -306,6 +322,8 @@ func (rd *watchReader) next(ctx context.Context) (event watch.Event, open bool, 
 			return event, false, errWatchOutlivedTimeout
 		case <-rd.awaiting.tick():
 			rd.awaiting.warnIfSilent(klog.FromContext(ctx))
+		case <-rd.checkpoints:
+			rd.checkpoint(ctx)
 		case event, open = <-rd.w.ResultChan():
 			return event, open, nil
 		}

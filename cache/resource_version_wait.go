@@ -276,6 +276,25 @@ func (t *resourceVersionTracker) catchUpLocked() {
 	}
 }
 
+// settledVersion returns the resource version the store reflects exactly,
+// when the queue has applied every delta it took in: the newest version
+// reached. ok is false while deltas wait, or when no decimal version was
+// reached. With the reflector stopped (or paused between events, having
+// recorded the version of the last), the store then holds exactly the state
+// at that version.
+func (t *resourceVersionTracker) settledVersion() (rv string, ok bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.queue == nil {
+		return "", false
+	}
+	if queued, applied := t.queue.progress(); queued != applied {
+		return "", false
+	}
+	t.catchUpLocked()
+	return t.applied, t.applied != "" && t.applied == t.reached
+}
+
 // releaseAppliedLocked ends the waits for versions up to applied.
 func (t *resourceVersionTracker) releaseAppliedLocked() {
 	for i := 0; i < len(t.waiters); {

@@ -187,6 +187,9 @@ func newSharedIndexInformer(lw ListerWatcher, exampleObject runtime.Object, opti
 	processor := newSharedProcessor(clk)
 	processor.holdRuns = true // start has the queue release the run when it drains
 	monitor := newInformerMonitor(clk, exampleObject, options.ObjectDescription, options.Identifier, options.RunMetricsProvider, indexer.len)
+	if options.Snapshot != nil {
+		monitor.snapshot = newSnapshotKeeper(*options.Snapshot, exampleObject, lw, indexer, &monitor.versions)
+	}
 	return &sharedIndexInformer{
 		indexer:                         indexer,
 		monitor:                         monitor,
@@ -413,11 +416,12 @@ func (s *sharedIndexInformer) start(logger klog.Logger) (Controller, bool) {
 		WatchErrorHandlerWithContext: s.watchErrorHandler,
 		WatchLiveness:                s.watchLiveness,
 	}, controllerOptions{
-		clock:    s.clock,
-		realTime: s.realTime,
-		creator:  s.creator,
-		monitor:  s.monitor,
-		pop:      p.pop,
+		clock:     s.clock,
+		realTime:  s.realTime,
+		creator:   s.creator,
+		monitor:   s.monitor,
+		pop:       p.pop,
+		snapshots: s.monitor.snapshot,
 	})
 	s.started = true
 	return s.controller, true

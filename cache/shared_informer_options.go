@@ -96,6 +96,12 @@ type SharedIndexInformerOptions struct {
 	// default, keeps them as decoded, as client-go does. It is not part of
 	// client-go's API.
 	Memory *MemoryOptions
+
+	// Snapshot, when not nil, keeps the informer's cache in a file and
+	// resumes from it on Run, watching from the snapshot's resource
+	// version instead of listing; see [SnapshotOptions]. It is not part
+	// of client-go's API.
+	Snapshot *SnapshotOptions
 }
 
 // HandlerOptions configures one handler registration; see

@@ -83,6 +83,9 @@ type SyncStatus struct {
 	// InitialEvents is how many objects the streaming list in progress has
 	// received; zero in other phases.
 	InitialEvents int
+	// Snapshot says how the informer resumes from and writes its
+	// snapshot; nil without [SnapshotOptions].
+	Snapshot *SnapshotStatus
 }
 
 // SyncStatusReporter is implemented by the informers of this package (the

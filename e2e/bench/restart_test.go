@@ -41,7 +41,7 @@ var restartSeeds atomic.Uint64
 // The libraries are client-go v0.37.2, informer-go in both pipelines,
 // informer-go resuming from objects kept in memory (an emulation of a
 // resume with today's API: a lower bound, with no file to read), and
-// informer-go restarted from a snapshot, skipped until the option exists.
+// informer-go restarted from its snapshot (cache.SnapshotOptions).
 //
 // Metrics, the median over the rounds for each library and its ratio to
 // client-go's: lists, the lists of any kind until the informer stopped;

@@ -5,8 +5,8 @@
 // and past it (etcd compacted, kube-apiserver restarted). Every library
 // must end with its store and its handler's view equal to the server,
 // with the number of lists and the handler calls its outcome promises;
-// the restarts from a snapshot are skipped, with the reason, until
-// informer-go has the option.
+// informer-go restarted from its snapshot (cache.SnapshotOptions) makes no
+// list within the window and exactly one past it.
 //
 // The numbers (lists, bytes, times) are measured by BenchmarkRestart in
 // e2e/bench; this test logs them but asserts only counts and states.

@@ -28,9 +28,8 @@
 //	informer-go(-inorder)          Relist               Relist
 //	informer-go(-inorder)-snapshot Resume               ResumeThenRelist
 //
-// The snapshot libraries are skipped until informer-go has its Snapshot
-// option: the integrator fills in the hook in snapshot.go (one function
-// that sets the option), and nothing else here changes.
+// The snapshot libraries set informer-go's Snapshot option in
+// snapshot.go; they are skipped only while that hook is nil.
 //
 // A restarted informer stops once its handler's view equals the server and
 // it has had as many calls as its outcome promises (the updates of a

@@ -78,9 +78,8 @@ type ListerWatcher interface {
 // both pipelines, without a snapshot; informer-go in both pipelines
 // resuming from objects kept in memory, an emulation of a resume with
 // today's API (see memoryResumes); and informer-go in both pipelines
-// restarted from a snapshot, which are skipped until the option exists
-// (see snapshotOption). Each call returns libraries that share no state
-// with those of another.
+// restarted from a snapshot (see snapshotOption). Each call returns
+// libraries that share no state with those of another.
 func Libraries() []Library {
 	libs := []Library{
 		{Name: "client-go", Build: buildClientGo, WithinWindow: Relist, PastWindow: Relist},
