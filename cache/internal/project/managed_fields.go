@@ -23,7 +23,9 @@ func DropManagedFields(obj any) (any, error) {
 	case *unstructured.Unstructured:
 		if u != nil && u.Object != nil {
 			if md, ok := u.Object["metadata"].(map[string]any); ok {
-				delete(md, "managedFields")
+				if _, present := md["managedFields"]; present {
+					delete(md, "managedFields")
+				}
 			}
 		}
 		return obj, nil

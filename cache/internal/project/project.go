@@ -113,6 +113,12 @@ func (p *Projection) Apply(obj any) (any, error) {
 		return obj, fmt.Errorf("project: %T: %w", obj, err)
 	}
 	ann := m.GetAnnotations()
+	if marker, ok := ann[Annotation]; ok && marker == p.marker {
+		// Projected already (a list handed to the queue again, a
+		// streaming list's objects transformed as they arrived): only
+		// read, as its maps may be shared with cached objects by now.
+		return obj, nil
+	}
 	if ann == nil {
 		ann = make(map[string]string, 1)
 	}
@@ -178,6 +184,9 @@ func markUnstructured(obj map[string]any, marker string) {
 		obj["metadata"] = md
 	}
 	ann, ok := md["annotations"].(map[string]any)
+	if v, marked := ann[Annotation].(string); marked && v == marker {
+		return // marked already: only read, as its maps may be shared
+	}
 	if !ok {
 		ann = make(map[string]any, 1)
 		md["annotations"] = ann

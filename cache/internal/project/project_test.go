@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -231,5 +232,50 @@ func TestApplyAllocs(t *testing.T) {
 	k := 0
 	if allocs := testing.AllocsPerRun(100, func() { p.Apply(pods[k]); k++ }); allocs > 0 {
 		t.Errorf("Apply keeping annotations: %v allocations, want 0", allocs)
+	}
+}
+
+// TestApplyAgainOnlyReads applies projections and DropManagedFields to
+// objects they were applied to already, from several goroutines at once
+// while others read the objects: a queue may hand a projected object to
+// the transform again (a streaming list's objects are transformed as they
+// arrive and again by Replace), and by then its maps may be shared with
+// cached objects, so a second application must not write. The race
+// detector (-race) reports any write.
+func TestApplyAgainOnlyReads(t *testing.T) {
+	typed, err := New(&podtest.Pod{}, []string{"metadata", "spec.nodeName", "status.phase"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	untyped, err := New(&unstructured.Unstructured{}, []string{"metadata", "spec.nodeName", "status.phase"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := podtest.Typed(1)
+	u := podtest.Unstructured(1)
+	for _, step := range []func(){
+		func() { typed.Apply(pod) },
+		func() { untyped.Apply(u) },
+		func() { DropManagedFields(pod) },
+		func() { DropManagedFields(u) },
+	} {
+		step() // the first application writes, as the object is fresh
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			typed.Apply(pod)
+			untyped.Apply(u)
+			DropManagedFields(pod)
+			DropManagedFields(u)
+		})
+		wg.Go(func() {
+			_ = fmt.Sprint(*pod)
+			_ = fmt.Sprint(u.Object)
+		})
+	}
+	wg.Wait()
+	if !IsProjected(pod) || !IsProjected(u) {
+		t.Error("the objects lost their marker")
 	}
 }

@@ -223,7 +223,7 @@ func (n *tnode) apply(v reflect.Value) {
 			fv := v.Field(f.index)
 			switch f.action {
 			case zeroField:
-				if fv.CanSet() {
+				if fv.CanSet() && !fv.IsZero() {
 					fv.SetZero()
 				}
 			case descendField:
