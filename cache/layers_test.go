@@ -63,6 +63,7 @@ var fileLayers = map[string]string{
 	"listers.go":                "storage",
 	"typed_index.go":            "storage",
 	"reflector_store.go":        "storage",
+	"encoded_store.go":          "storage",
 
 	"queue.go":       "queues",
 	"delta_queue.go": "queues",
