@@ -82,8 +82,8 @@ type EncodingOptions struct {
 }
 
 // DefaultRecent is the number of recently read objects an [Encoding] keeps
-// decoded when [EncodingOptions.Recent] is 0. About 5 MB of Pods stripped
-// of their managedFields.
+// decoded when [EncodingOptions.Recent] is 0: about 4.5 MB of realistic Pods
+// without their managedFields (17.6 KB each, decoded).
 const DefaultRecent = 256
 
 // Encoding turns the objects of one store into [Encoded] values and back.
@@ -184,7 +184,9 @@ func (e *Encoding) DecodeRecent(x *Encoded) (runtime.Object, error) {
 		return nil, err
 	}
 	if slot := e.recent.admit(x); slot != nil {
-		slot.Store(&recentEntry{x: x, obj: obj.DeepCopyObject()})
+		if kept := obj.DeepCopyObject(); kept != nil {
+			slot.Store(&recentEntry{x: x, obj: kept})
+		}
 	}
 	return obj, nil
 }
@@ -276,8 +278,9 @@ func (r *recentSet) copyOf(x *Encoded) runtime.Object {
 	if r == nil {
 		return nil
 	}
-	for i := range 2 {
-		if e := r.pair(x)[i].Load(); e != nil && e.x == x {
+	pair := r.pair(x)
+	for i := range pair {
+		if e := pair[i].Load(); e != nil && e.x == x {
 			if !e.read.Load() {
 				e.read.Store(true)
 			}

@@ -116,6 +116,8 @@ type engine struct {
 	enc      *store.Encoding
 	set      *store.IndexSet
 	contents *store.Contents
+	// bytes counts the encoded bytes written.
+	bytes int
 }
 
 func newEngine(b *testing.B, recent int) *engine {
@@ -139,6 +141,7 @@ func (e *engine) encode(obj k8sruntime.Object) (string, *store.Encoded) {
 	if err != nil {
 		panic(err)
 	}
+	e.bytes += x.Len()
 	return key, x
 }
 
@@ -188,30 +191,38 @@ func (e *engine) get(key string) k8sruntime.Object {
 
 // heapPerObject fills a holder of mode m with the wire's objects, each
 // fresh from decode, and returns the live heap it holds per object,
-// objects included.
-func heapPerObject(b *testing.B, m mode, wire [][]byte, decode func([]byte) k8sruntime.Object) float64 {
+// objects included, and, for the encoded engine, the encoded bytes per
+// object.
+func heapPerObject(b *testing.B, m mode, wire [][]byte, decode func([]byte) k8sruntime.Object) (heap, encoded float64) {
 	before := benchkit.LiveHeap()
 	h := m.newHolder(b, 0)
 	for _, raw := range wire {
 		h.add(m.prepare(decode(raw)))
 	}
-	perObj := float64(benchkit.LiveHeap()-before) / float64(len(wire))
+	n := float64(len(wire))
+	heap = float64(benchkit.LiveHeap()-before) / n
+	if e, ok := h.(*engine); ok {
+		encoded = float64(e.bytes) / n
+	}
 	runtime.KeepAlive(h)
-	return perObj
+	return heap, encoded
 }
 
 // benchHeap reports the heap per object of every mode, and its ratio to
 // client-go's, measured in the same run.
 func benchHeap(b *testing.B, wire [][]byte, decode func([]byte) k8sruntime.Object, unit string) {
-	base := heapPerObject(b, modes[0], wire, decode)
+	base, _ := heapPerObject(b, modes[0], wire, decode)
 	for _, m := range modes {
 		b.Run(m.name, func(b *testing.B) {
-			var perObj float64
+			var perObj, encoded float64
 			for b.Loop() {
-				perObj = heapPerObject(b, m, wire, decode)
+				perObj, encoded = heapPerObject(b, m, wire, decode)
 			}
 			b.ReportMetric(perObj, "heap-B/"+unit)
 			b.ReportMetric(perObj/base, "x-client-go")
+			if m.encoded {
+				b.ReportMetric(encoded, "encoded-B/"+unit)
+			}
 			b.ReportMetric(0, "ns/op")
 		})
 	}
