@@ -9,10 +9,12 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	clientgocache "k8s.io/client-go/tools/cache"
 
 	"github.com/informer-go/informer/cache/internal/project"
+	"github.com/informer-go/informer/cache/internal/share/podtest"
 	"github.com/informer-go/informer/cache/internal/store"
 	"github.com/informer-go/informer/compare/kinds"
 	"github.com/informer-go/informer/internal/benchkit"
@@ -285,17 +287,30 @@ func BenchmarkEncodedSync(b *testing.B) {
 // BenchmarkEncodedGet reports the median and 99th percentile latency of
 // Get on a store of Pods without managedFields: of one of 64 Pods read
 // over and over (kept decoded: a deep copy), of Pods read in random order
-// (a decode each, mostly), and, for scale, client-go's.
+// (a decode each, mostly, and a deep copy to keep it), of Pods read in
+// random order from a store that keeps none decoded (a decode each), and,
+// for scale, client-go's.
 func BenchmarkEncodedGet(b *testing.B) {
-	wire := wireOf(b, *objects, kinds.PodName, kinds.NewPod)
-	decode := decoder[corev1.Pod](b)
+	benchGet(b, wireOf(b, *objects, kinds.PodName, kinds.NewPod), decoder[corev1.Pod](b))
+}
+
+// BenchmarkEncodedUnstructuredGet is BenchmarkEncodedGet for unstructured
+// Pods, kept as CBOR.
+func BenchmarkEncodedUnstructuredGet(b *testing.B) {
+	wire, decode := unstructuredPods(b)
+	benchGet(b, wire, decode)
+}
+
+// benchGet is BenchmarkEncodedGet for the wire's objects.
+func benchGet(b *testing.B, wire [][]byte, decode func([]byte) k8sruntime.Object) {
 	keys := make([]string, len(wire))
-	e := newEngine(b, 0)
+	e, none := newEngine(b, 0), newEngine(b, -1)
 	cg := modes[1].newHolder(b, 0).(*clientGoHolder)
 	for k, raw := range wire {
 		obj := modes[3].prepare(decode(raw))
 		keys[k], _ = clientgocache.MetaNamespaceKeyFunc(obj)
 		e.add(obj)
+		none.add(obj)
 		cg.add(obj)
 	}
 	r := rand.New(rand.NewPCG(1, 2))
@@ -310,6 +325,7 @@ func BenchmarkEncodedGet(b *testing.B) {
 	}{
 		{"recent", hot, func(key string) any { return e.get(key) }},
 		{"random", keys, func(key string) any { return e.get(key) }},
+		{"none-kept", keys, func(key string) any { return none.get(key) }},
 		{"client-go", keys, func(key string) any { obj, _, _ := cg.idx.GetByKey(key); return obj }},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
@@ -327,5 +343,31 @@ func BenchmarkEncodedGet(b *testing.B) {
 			b.ReportMetric(float64(took[len(took)/2].Nanoseconds()), "p50-ns")
 			b.ReportMetric(float64(took[len(took)*99/100].Nanoseconds()), "p99-ns")
 		})
+	}
+}
+
+// BenchmarkEncodedUnstructuredPodHeap is BenchmarkEncodedPodHeap for the
+// Pods of cache/internal/share/podtest as a dynamic client decodes them
+// (unstructured, from JSON), which the encoded engine keeps as CBOR.
+func BenchmarkEncodedUnstructuredPodHeap(b *testing.B) {
+	wire, decode := unstructuredPods(b)
+	benchHeap(b, wire, decode, "pod")
+}
+
+// unstructuredPods returns the JSON of about -objects Pods of podtest, in
+// the order kube-apiserver lists them, and their decoder, a dynamic
+// client's.
+func unstructuredPods(b *testing.B) ([][]byte, func([]byte) k8sruntime.Object) {
+	ids := podtest.List(podtest.Namespaces, max(*objects/(podtest.Namespaces*podtest.DeploymentsPerNamespace), 1))
+	wire := make([][]byte, len(ids))
+	for k, i := range ids {
+		wire[k] = podtest.JSON(i)
+	}
+	return wire, func(raw []byte) k8sruntime.Object {
+		u := new(unstructured.Unstructured)
+		if err := u.UnmarshalJSON(raw); err != nil {
+			b.Fatal(err)
+		}
+		return u
 	}
 }
