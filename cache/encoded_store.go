@@ -15,8 +15,9 @@ import (
 // default: the codec chosen at the first write, the default number of
 // recently read objects kept decoded.
 type encodeOptions struct {
-	// DecodedCacheSize is how many recently read objects stay decoded: 0
-	// means store.DefaultRecent (256), a negative number none.
+	// DecodedCacheSize is how many recently read objects stay decoded,
+	// rounded up to an even power of two: 0 means store.DefaultRecent
+	// (256), a negative number none.
 	DecodedCacheSize int
 	// exampleObject, when not nil, chooses the codec at construction, so
 	// that a type without one fails there. When nil the codec is chosen
@@ -69,7 +70,8 @@ var _ ThreadSafeStoreWithTransaction = (*encodedStore)(nil)
 //   - Bytes that no longer decode (only memory corruption makes them) are
 //     reported to HandleError on every read of them: Get answers that the
 //     key does not exist, List and the index queries leave the object out,
-//     AddIndexers fails. Other objects are not affected, and the next write
+//     a write over them reports that the key held nothing (an add, for an
+//     informer), AddIndexers fails. Other objects are not affected, and the next write
 //     of the key replaces the bytes.
 //
 // Costs (realistic Pods without managedFields, measured by the benchmarks
