@@ -434,12 +434,13 @@ func (s *encodedStore) GetIndexers() Indexers {
 }
 
 // AddIndexers adds indexes and indexes the stored objects with them, which
-// decodes each object once per added index. It fails, changing nothing, on
-// a name conflict, a nil function, an index function failing on a stored
-// object, or a stored object that does not decode.
+// decodes each stored object once. It fails, changing nothing, on a name
+// conflict, a nil function, an index function failing on a stored object,
+// or a stored object that does not decode.
 func (s *encodedStore) AddIndexers(newIndexers Indexers) error {
 	s.sources.Lock()
 	defer s.sources.Unlock()
+	defer s.enc.ForgetIndexed()
 	return s.m.AddIndexers(s.wrapIndexers(newIndexers))
 }
 

@@ -97,6 +97,10 @@ type Encoding struct {
 	codec atomic.Pointer[codec.Codec]
 	// recent is nil when no object is kept decoded.
 	recent *recentSet
+	// indexed is the last object decoded for index functions, so that
+	// the functions of several indexes added at once decode each stored
+	// object once.
+	indexed atomic.Pointer[recentEntry]
 }
 
 // NewEncoding returns an encoding for the objects of one store. When
@@ -159,6 +163,10 @@ func (e *Encoding) Encode(obj any) (*Encoded, error) {
 	return x, nil
 }
 
+// ForgetIndexed drops the object decoded last for index functions: call it
+// when the index functions are done with the stored objects (AddIndexes).
+func (e *Encoding) ForgetIndexed() { e.indexed.Store(nil) }
+
 // Decode returns a fresh object that x encodes, which the caller owns: a
 // deep copy of the decoded object kept for x when there is one, otherwise
 // a new decode. It fails with an error wrapping [codec.ErrMalformed] when
@@ -201,12 +209,20 @@ func (e *Encoding) decode(x *Encoded) (runtime.Object, error) {
 }
 
 // sourceOf returns the object x is written from, or, once it is dropped, a
-// decode of x.
+// decode of x, shared by the index functions called with x in a row.
 func (e *Encoding) sourceOf(x *Encoded) (runtime.Object, error) {
 	if s := x.source.Load(); s != nil {
 		return s.obj, nil
 	}
-	return e.decode(x)
+	if last := e.indexed.Load(); last != nil && last.x == x {
+		return last.obj, nil
+	}
+	obj, err := e.decode(x)
+	if err != nil {
+		return nil, err
+	}
+	e.indexed.Store(&recentEntry{x: x, obj: obj})
+	return obj, nil
 }
 
 // IndexFunc returns fn for a store whose objects are [Encoded]: given an

@@ -146,6 +146,14 @@ func TestEncodedSource(t *testing.T) {
 	if v, err := fn(x); err != nil || seen[2] == obj || v[0] != "x" {
 		t.Fatalf("index function after the write = %v, %v, called with %p", v, err, seen[2])
 	}
+	if _, err := fn(x); err != nil || seen[3] != seen[2] {
+		t.Errorf("index functions called with x in a row got %p and %p, want one decode", seen[2], seen[3])
+	}
+	e.ForgetIndexed()
+	if _, err := fn(x); err != nil || seen[4] == seen[2] {
+		t.Errorf("index function after ForgetIndexed got the old decode %p", seen[4])
+	}
+	e.ForgetIndexed()
 	x.data = []byte{0xff}
 	if _, err := fn(x); !errors.Is(err, codec.ErrMalformed) {
 		t.Errorf("index function on malformed bytes: error %v", err)
