@@ -291,8 +291,9 @@
 //
 // Lock order in an informer, outermost first: startedLock, the
 // resource-version tracker's, the queue's, blockDeltas, the processor's mu
-// and runMu, the listener's; every other lock is a leaf, and none is held
-// while a handler runs. sharedIndexInformer.startedLock (shared_informer.go)
+// and runMu, the listener's; every other lock is a leaf (but for an
+// encoded store's sources, which its AddIndexers holds around the store's
+// lock), and none is held while a handler runs. sharedIndexInformer.startedLock (shared_informer.go)
 // has the details.
 //
 // A new option goes in the exported options it belongs to

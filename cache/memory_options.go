@@ -210,7 +210,7 @@ func newMemoryMode(example runtime.Object, o *MemoryOptions, withTable bool) (*m
 		if size == 0 {
 			size = DefaultDecodedCacheSize
 		}
-		m.encode = &encodeOptions{DecodedCacheSize: size}
+		m.encode = &encodeOptions{DecodedCacheSize: size, exampleObject: example}
 	}
 	if !m.dropManagedFields && m.projection == nil && !m.share && m.encode == nil {
 		return nil, nil

@@ -30,6 +30,9 @@ var memoryModes = []struct {
 	{"keep", &MemoryOptions{Keep: []string{"spec.nodeName", "status.phase"}}},
 	{"share", &MemoryOptions{Share: true}},
 	{"trim+keep+share", &MemoryOptions{DropManagedFields: true, Keep: []string{"spec.nodeName", "status.phase"}, Share: true}},
+	{"encode", &MemoryOptions{Encode: true}},
+	{"trim+encode", &MemoryOptions{DropManagedFields: true, Encode: true, DecodedCacheSize: 1}},
+	{"keep+encode", &MemoryOptions{Keep: []string{"spec.nodeName", "status.phase"}, Encode: true}},
 }
 
 // chaosMemoryMode is a memory dimension of the chaos test (TestChaos):
@@ -48,6 +51,8 @@ var chaosMemoryModes = []chaosMemoryMode{
 	{"keep", &MemoryOptions{Keep: []string{"metadata.labels"}}},
 	{"share", &MemoryOptions{Share: true}},
 	{"trim+keep+share", &MemoryOptions{DropManagedFields: true, Keep: []string{"metadata"}, Share: true}},
+	{"encode", &MemoryOptions{Encode: true}},
+	{"trim+encode", &MemoryOptions{DropManagedFields: true, Encode: true, DecodedCacheSize: 2}},
 }
 
 // podLike returns an unstructured Pod of Deployment "web" on node, with
@@ -148,6 +153,16 @@ func TestMemoryModes(t *testing.T) {
 				}
 				runSharedInformer(t, inf)
 				waitForSync(t, inf.HasSyncedChecker())
+				if encode := mm.memory != nil && mm.memory.Encode; encode {
+					if _, ok := inf.GetIndexer().(*cache).cacheStorage.(*encodedStore); !ok {
+						t.Fatal("Encode: the informer's store does not keep its objects encoded")
+					}
+					a, _, _ := inf.GetIndexer().GetByKey(testNamespace + "/web-0")
+					b, _, _ := inf.GetIndexer().GetByKey(testNamespace + "/web-0")
+					if a == nil || a == b {
+						t.Fatalf("Encode: two reads returned %p and %p, want two objects of the caller's own", a, b)
+					}
+				}
 
 				obj, err := srv.Get(testNamespace, "web-1")
 				if err != nil {

@@ -1,7 +1,6 @@
 package cache
 
 import (
-	"errors"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -27,19 +26,19 @@ func newInformerCache(exampleObject runtime.Object, indexers Indexers, opts []St
 	return c, mode
 }
 
-// errEncodedStoreUnwired is returned while the cache cannot hold the
-// encoded engine.
-var errEncodedStoreUnwired = errors.New("encode: the informer's cache cannot hold the encoded store yet")
-
 // useStore makes the Encode engine c's storage, when m encodes.
 func (m *memoryMode) useStore(c *cache, indexers Indexers) error {
 	if m == nil || m.encode == nil {
 		return nil
 	}
-	s, err := newEncodedThreadSafeStore(indexers, *m.encode)
+	opts := *m.encode
+	if c.withMetrics {
+		opts.storeOptions = append(opts.storeOptions, WithThreadSafeStoreMetrics(c.identifier, c.metrics))
+	}
+	s, err := newEncodedThreadSafeStore(indexers, opts)
 	if err != nil {
 		return fmt.Errorf("memory options: %w", err)
 	}
-	_ = s // merge point: c's storage becomes s once cache.cacheStorage takes a ThreadSafeStore
-	return errEncodedStoreUnwired
+	c.cacheStorage = s.(*encodedStore)
+	return nil
 }

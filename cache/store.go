@@ -134,8 +134,9 @@ func noKeyFunc(any) (string, error) { return "", errNoKeyFunc }
 // cache implements Indexer and TransactionStore with a threadSafeMap and a
 // KeyFunc.
 type cache struct {
-	// cacheStorage holds the objects; it is safe for concurrent use.
-	cacheStorage *threadSafeMap
+	// cacheStorage holds the objects; it is safe for concurrent use. A
+	// threadSafeMap, or the encodedStore of the Encode memory mode.
+	cacheStorage cacheEngine
 	// keyFunc computes keys; never nil.
 	keyFunc KeyFunc
 	// keys tells whether keyFunc is a metadata key function, for Get.
@@ -152,6 +153,25 @@ type cache struct {
 var (
 	_ Indexer          = (*cache)(nil)
 	_ TransactionStore = (*cache)(nil)
+)
+
+// cacheEngine is what a cache calls on the store that holds its objects:
+// the exported ThreadSafeStore and the keyed, batched writes and reads the
+// informers' processing uses. A threadSafeMap has it, and so does the
+// encodedStore, which keeps the objects serialized in a threadSafeMap.
+type cacheEngine interface {
+	ThreadSafeStoreWithTransaction
+	swap(key string, obj any) (old any, existed bool, err error)
+	transaction(txns []ThreadSafeStoreTransaction) []error
+	transact(txns []ThreadSafeStoreTransaction, priors []storedState) []error
+	fill(keys []string, objs []any) error
+	replaceList(keys []string, objs []any, resourceVersion string) error
+	len() int
+}
+
+var (
+	_ cacheEngine = (*threadSafeMap)(nil)
+	_ cacheEngine = (*encodedStore)(nil)
 )
 
 // keyOf computes the key of obj; errors are [KeyError]s.
@@ -352,8 +372,13 @@ func (c *cache) Get(obj any) (item any, exists bool, err error) {
 			return nil, false, err
 		}
 	case built != nil:
-		item, exists = c.cacheStorage.getBytes(built)
-		return item, exists, nil
+		// On the concrete map, so that the key's buffer stays on the
+		// stack (passed through the interface, it would escape).
+		if m, plain := c.cacheStorage.(*threadSafeMap); plain {
+			item, exists = m.getBytes(built)
+			return item, exists, nil
+		}
+		key = string(built)
 	}
 	item, exists = c.cacheStorage.Get(key)
 	return item, exists, nil

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 )
@@ -108,8 +109,16 @@ func (m *storeModel) addIndexers(add Indexers) bool {
 
 // transaction applies txns and returns the positions applied.
 func (m *storeModel) transaction(txns []ThreadSafeStoreTransaction) []int {
-	var applied []int
+	applied, _ := m.transact(txns)
+	return applied
+}
+
+// transact is transaction that also returns, for each position applied,
+// what its key held just before.
+func (m *storeModel) transact(txns []ThreadSafeStoreTransaction) (applied []int, priors map[int]storedState) {
+	priors = map[int]storedState{}
 	for i, txn := range txns {
+		old, existed := m.items[txn.Key]
 		switch txn.Type {
 		case TransactionTypeAdd, TransactionTypeUpdate:
 			if !m.storable(txn.Object) {
@@ -122,11 +131,12 @@ func (m *storeModel) transaction(txns []ThreadSafeStoreTransaction) []int {
 			continue
 		}
 		applied = append(applied, i)
+		priors[i] = storedState{obj: old, existed: existed}
 	}
 	if len(applied) > 0 {
 		m.recordRV(txns[applied[len(applied)-1]].Object)
 	}
-	return applied
+	return applied, priors
 }
 
 func (m *storeModel) values(name string, obj any) sets.Set[string] {
@@ -157,10 +167,56 @@ func (m *storeModel) indexValues(name string) []string {
 }
 
 // storeUnderTest is the ThreadSafeStore or Indexer being checked, seen
-// through the unexported threadSafeMap that holds its state.
+// through the unexported store that holds its state.
 type storeUnderTest struct {
-	tsm     *threadSafeMap
+	tsm     threadSafeStoreUnderTest
 	indexer *cache // nil when testing the ThreadSafeStore directly
+	// encoded is set for a store of encoded objects, whose reads return
+	// fresh objects equal to those written.
+	encoded bool
+}
+
+// threadSafeStoreUnderTest is what the tests call on a ThreadSafeStore:
+// a threadSafeMap or an encodedStore.
+type threadSafeStoreUnderTest interface {
+	ThreadSafeStoreWithTransaction
+	update(key string, obj any) error
+	replace(items map[string]any, resourceVersion string) error
+	transaction(txns []ThreadSafeStoreTransaction) []error
+	transact(txns []ThreadSafeStoreTransaction, priors []storedState) []error
+	swap(key string, obj any) (old any, existed bool, err error)
+}
+
+// storeImpl is one implementation of ThreadSafeStore the tests run on.
+type storeImpl struct {
+	name    string
+	encoded bool
+	new     func(t testing.TB, indexers Indexers, opts ...ThreadSafeStoreOption) threadSafeStoreUnderTest
+}
+
+// storeImpls are the implementations of ThreadSafeStore: the plain one and
+// the encoded one (protobuf, as the test objects are
+// PartialObjectMetadata).
+var storeImpls = []storeImpl{
+	{name: "plain", new: func(_ testing.TB, indexers Indexers, opts ...ThreadSafeStoreOption) threadSafeStoreUnderTest {
+		return NewThreadSafeStore(indexers, Indices{}, opts...).(*threadSafeMap)
+	}},
+	{name: "encoded", encoded: true, new: func(t testing.TB, indexers Indexers, opts ...ThreadSafeStoreOption) threadSafeStoreUnderTest {
+		s, err := newEncodedThreadSafeStore(indexers, encodeOptions{DecodedCacheSize: 4, storeOptions: opts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.(*encodedStore)
+	}},
+}
+
+// holds reports whether got, read from the store, is want as written: want
+// itself, or, for an encoded store, an equal object of the reader's own.
+func (sut storeUnderTest) holds(got, want any) bool {
+	if !sut.encoded {
+		return got == want
+	}
+	return got != want && apiequality.Semantic.DeepEqual(got, want)
 }
 
 // storeOpSource yields the choices of a random run.
@@ -238,15 +294,17 @@ var storeAddableIndexers = []Indexers{
 
 // storeRunOps applies n operations (or until src is exhausted, for a
 // bytesSource) to a fresh store and model, checking them after each one.
-func storeRunOps(t *testing.T, keyed bool, src storeOpSource, n int) {
+// impl builds the ThreadSafeStore when keyed is false.
+func storeRunOps(t *testing.T, keyed bool, impl storeImpl, src storeOpSource, n int) {
 	t.Helper()
 	model := newStoreModel(keyed, storeInitialIndexers())
 	var sut storeUnderTest
 	if keyed {
 		sut.indexer = NewIndexer(MetaNamespaceKeyFunc, storeInitialIndexers()).(*cache)
-		sut.tsm = sut.indexer.cacheStorage
+		sut.tsm = sut.indexer.cacheStorage.(threadSafeStoreUnderTest)
 	} else {
-		sut.tsm = NewThreadSafeStore(storeInitialIndexers(), Indices{}).(*threadSafeMap)
+		sut.tsm = impl.new(t, storeInitialIndexers())
+		sut.encoded = impl.encoded
 	}
 	g := storeGen{src: src}
 	var log []string
@@ -376,7 +434,13 @@ func storeApplyOp(t *testing.T, g storeGen, model *storeModel, sut storeUnderTes
 			}
 			return check(desc, ok, err)
 		}
-		return check(desc, model.update(key, obj), sut.tsm.update(key, obj))
+		wantOld, wantExisted := model.items[key]
+		ok := model.update(key, obj)
+		old, existed, err := sut.tsm.swap(key, obj)
+		if ok && (existed != wantExisted || existed && !sut.holds(old, wantOld)) {
+			t.Fatalf("%s: returned %s, %v; model held %s, %v", desc, describeObj(old), existed, describeObj(wantOld), wantExisted)
+		}
+		return check(desc, ok, err)
 	default: // Transaction
 		var txns []ThreadSafeStoreTransaction
 		var plain []Transaction
@@ -428,12 +492,17 @@ func storeApplyOp(t *testing.T, g storeGen, model *storeModel, sut storeUnderTes
 			}
 			return desc
 		}
-		want := model.transaction(txns)
-		errs := sut.tsm.transaction(txns)
+		want, wantPriors := model.transact(txns)
+		priors := make([]storedState, len(txns))
+		errs := sut.tsm.transact(txns, priors)
 		var got []int
 		for i := range txns {
 			if errs == nil || errs[i] == nil {
 				got = append(got, i)
+				w := wantPriors[i]
+				if priors[i].existed != w.existed || w.existed && !sut.holds(priors[i].obj, w.obj) {
+					t.Fatalf("%s: write %d found %s, %v; model held %s, %v", desc, i, describeObj(priors[i].obj), priors[i].existed, describeObj(w.obj), w.existed)
+				}
 			}
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
@@ -500,12 +569,10 @@ func storeCompare(m *storeModel, sut storeUnderTest) error {
 		wantKeys = []string{}
 	}
 	diff("ListKeys", wantKeys, storeSorted(s.ListKeys()))
-	if got := s.List(); len(got) != len(m.items) {
-		errs = append(errs, fmt.Errorf("List has %d objects, want %d", len(got), len(m.items)))
-	}
+	diff("List keys", wantKeys, storeObjKeys(m, sut, s.List()))
 	for key, want := range m.items {
 		got, ok := sut.tsm.Get(key)
-		if !ok || got != want {
+		if !ok || !sut.holds(got, want) {
 			errs = append(errs, fmt.Errorf("Get(%q) = %s, %v; want %s", key, describeObj(got), ok, describeObj(want)))
 		}
 		if sut.indexer != nil {
@@ -536,7 +603,7 @@ func storeCompare(m *storeModel, sut storeUnderTest) error {
 			if err != nil {
 				errs = append(errs, fmt.Errorf("ByIndex(%q, %q): %w", name, v, err))
 			}
-			diff(fmt.Sprintf("ByIndex(%q, %q) keys", name, v), want, storeObjKeys(m, objs))
+			diff(fmt.Sprintf("ByIndex(%q, %q) keys", name, v), want, storeObjKeys(m, sut, objs))
 		}
 		for _, p := range probes {
 			pv, err := m.indexers[name](p)
@@ -547,7 +614,7 @@ func storeCompare(m *storeModel, sut storeUnderTest) error {
 			if err != nil {
 				errs = append(errs, fmt.Errorf("Index(%q, %s): %w", name, describeObj(p), err))
 			}
-			diff(fmt.Sprintf("Index(%q, %s) keys", name, describeObj(p)), m.keysWithAny(name, sets.New(pv...)), storeObjKeys(m, objs))
+			diff(fmt.Sprintf("Index(%q, %s) keys", name, describeObj(p)), m.keysWithAny(name, sets.New(pv...)), storeObjKeys(m, sut, objs))
 		}
 	}
 	if _, err := s.ByIndex("absent-index", "x"); err == nil {
@@ -567,13 +634,14 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 	}
 }
 
-// storeObjKeys maps objects back to the model's keys by identity.
-func storeObjKeys(m *storeModel, objs []any) []string {
+// storeObjKeys maps objects back to the model's keys (see
+// storeUnderTest.holds).
+func storeObjKeys(m *storeModel, sut storeUnderTest, objs []any) []string {
 	keys := []string{}
 	for _, o := range objs {
 		found := false
 		for k, v := range m.items {
-			if v == o {
+			if sut.holds(o, v) {
 				keys = append(keys, k)
 				found = true
 				break
@@ -587,17 +655,25 @@ func storeObjKeys(m *storeModel, objs []any) []string {
 	return keys
 }
 
+// storeModelRuns are the stores the model tests run on: each
+// ThreadSafeStore implementation, and the Indexer.
+var storeModelRuns = []struct {
+	name  string
+	keyed bool
+	impl  storeImpl
+}{
+	{"ThreadSafeStore", false, storeImpls[0]},
+	{"Indexer", true, storeImpls[0]},
+	{"EncodedThreadSafeStore", false, storeImpls[1]},
+}
+
 func TestThreadSafeStoreMatchesModel(t *testing.T) {
-	for _, keyed := range []bool{false, true} {
-		name := "ThreadSafeStore"
-		if keyed {
-			name = "Indexer"
-		}
-		t.Run(name, func(t *testing.T) {
+	for _, run := range storeModelRuns {
+		t.Run(run.name, func(t *testing.T) {
 			for seed := range uint64(48) {
 				src := randSource{rand.New(rand.NewPCG(seed, 0x5eed))}
 				t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
-					storeRunOps(t, keyed, src, 120)
+					storeRunOps(t, run.keyed, run.impl, src, 120)
 				})
 			}
 		})
@@ -617,7 +693,7 @@ func FuzzThreadSafeStore(f *testing.F) {
 		if len(data) == 0 {
 			return
 		}
-		keyed := data[0]%2 == 1
-		storeRunOps(t, keyed, &bytesSource{data: data[1:]}, 64)
+		run := storeModelRuns[int(data[0])%len(storeModelRuns)]
+		storeRunOps(t, run.keyed, run.impl, &bytesSource{data: data[1:]}, 64)
 	})
 }

@@ -116,15 +116,17 @@ func TestThreadSafeStoreResourceVersion(t *testing.T) {
 			want: "7",
 		},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			storeHandledErrors(t)
-			s := NewThreadSafeStore(Indexers{"labels": storeLabelIndexFunc}, Indices{}).(ThreadSafeStoreWithTransaction)
-			tc.ops(s)
-			if diff := cmp.Diff(tc.want, s.LastStoreSyncResourceVersion()); diff != "" {
-				t.Errorf("LastStoreSyncResourceVersion (-want +got):\n%s", diff)
-			}
-		})
+	for _, impl := range storeImpls {
+		for _, tc := range tests {
+			t.Run(impl.name+"/"+tc.name, func(t *testing.T) {
+				storeHandledErrors(t)
+				s := impl.new(t, Indexers{"labels": storeLabelIndexFunc})
+				tc.ops(s)
+				if diff := cmp.Diff(tc.want, s.LastStoreSyncResourceVersion()); diff != "" {
+					t.Errorf("LastStoreSyncResourceVersion (-want +got):\n%s", diff)
+				}
+			})
+		}
 	}
 }
 
@@ -208,31 +210,33 @@ func TestThreadSafeStoreRefusedWriteChangesNothing(t *testing.T) {
 			},
 		},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			handled := storeHandledErrors(t)
-			s := NewThreadSafeStore(Indexers{"labels": storeLabelIndexFunc}, nil).(ThreadSafeStoreWithTransaction)
-			a := storeObj("ns", "a", "1", "app", "x")
-			s.Add("ns/a", a)
-			s.Add("ns/b", storeObj("ns", "b", "2", "app", "y"))
-			before := takeStoreSnapshot(t, s)
+	for _, impl := range storeImpls {
+		for _, tc := range tests {
+			t.Run(impl.name+"/"+tc.name, func(t *testing.T) {
+				handled := storeHandledErrors(t)
+				s := impl.new(t, Indexers{"labels": storeLabelIndexFunc})
+				a := storeObj("ns", "a", "1", "app", "x")
+				s.Add("ns/a", a)
+				s.Add("ns/b", storeObj("ns", "b", "2", "app", "y"))
+				before := takeStoreSnapshot(t, s)
 
-			tc.write(s)
+				tc.write(s)
 
-			if diff := cmp.Diff(before, takeStoreSnapshot(t, s)); diff != "" {
-				t.Errorf("store changed (-before +after):\n%s", diff)
-			}
-			if got, _ := s.Get("ns/a"); got != a {
-				t.Errorf("Get(ns/a) = %v, want the original object", got)
-			}
-			errs := handled()
-			if len(errs) != 1 {
-				t.Fatalf("HandleError received %v, want one error", errs)
-			}
-			if tc.wantErr != nil && !errors.Is(errs[0], tc.wantErr) {
-				t.Errorf("reported error %v, want one wrapping %v", errs[0], tc.wantErr)
-			}
-		})
+				if diff := cmp.Diff(before, takeStoreSnapshot(t, s)); diff != "" {
+					t.Errorf("store changed (-before +after):\n%s", diff)
+				}
+				if got, _ := s.Get("ns/a"); !(storeUnderTest{encoded: impl.encoded}).holds(got, a) {
+					t.Errorf("Get(ns/a) = %v, want the original object", got)
+				}
+				errs := handled()
+				if len(errs) != 1 {
+					t.Fatalf("HandleError received %v, want one error", errs)
+				}
+				if tc.wantErr != nil && !errors.Is(errs[0], tc.wantErr) {
+					t.Errorf("reported error %v, want one wrapping %v", errs[0], tc.wantErr)
+				}
+			})
+		}
 	}
 }
 
@@ -249,44 +253,53 @@ func TestThreadSafeStoreAddIndexers(t *testing.T) {
 		{name: "nil function", add: Indexers{"name": nil}, wantErr: `index function "name" is nil`, wantIndexes: []string{"labels"}},
 		{name: "function failing on a stored object", add: Indexers{"name": storeNameIndexFunc, "other": MetaNamespaceIndexFunc}, wantErr: "bad", wantIndexes: []string{"labels"}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			s := NewThreadSafeStore(Indexers{"labels": storeLabelIndexFunc}, Indices{})
-			s.Add("a", storeObj("", "a", "1", "app", "x"))
-			if tc.name == "function failing on a stored object" {
-				s.Add("bad", storeObj("", "bad", "1"))
-			}
-			err := s.AddIndexers(tc.add)
-			gotErr := ""
-			if err != nil {
-				gotErr = err.Error()
-			}
-			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(gotErr, tc.wantErr)) {
-				t.Fatalf("AddIndexers error %q, want one containing %q", gotErr, tc.wantErr)
-			}
-			var names []string
-			for name := range s.GetIndexers() {
-				names = append(names, name)
-			}
-			if diff := cmp.Diff(tc.wantIndexes, storeSorted(names)); diff != "" {
-				t.Errorf("indexes (-want +got):\n%s", diff)
-			}
-			if err == nil {
-				for name := range tc.add {
-					if name == "name" {
-						keys, err := s.IndexKeys("name", "a")
-						if err != nil || !cmp.Equal(keys, []string{"a"}) {
-							t.Errorf(`IndexKeys("name", "a") = %v, %v; want [a]`, keys, err)
+	for _, impl := range storeImpls {
+		for _, tc := range tests {
+			t.Run(impl.name+"/"+tc.name, func(t *testing.T) {
+				s := impl.new(t, Indexers{"labels": storeLabelIndexFunc})
+				s.Add("a", storeObj("", "a", "1", "app", "x"))
+				if tc.name == "function failing on a stored object" {
+					s.Add("bad", storeObj("", "bad", "1"))
+				}
+				err := s.AddIndexers(tc.add)
+				gotErr := ""
+				if err != nil {
+					gotErr = err.Error()
+				}
+				if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(gotErr, tc.wantErr)) {
+					t.Fatalf("AddIndexers error %q, want one containing %q", gotErr, tc.wantErr)
+				}
+				var names []string
+				for name := range s.GetIndexers() {
+					names = append(names, name)
+				}
+				if diff := cmp.Diff(tc.wantIndexes, storeSorted(names)); diff != "" {
+					t.Errorf("indexes (-want +got):\n%s", diff)
+				}
+				if err == nil {
+					for name := range tc.add {
+						if name == "name" {
+							keys, err := s.IndexKeys("name", "a")
+							if err != nil || !cmp.Equal(keys, []string{"a"}) {
+								t.Errorf(`IndexKeys("name", "a") = %v, %v; want [a]`, keys, err)
+							}
 						}
 					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
 
 func TestThreadSafeStoreQueries(t *testing.T) {
-	s := NewThreadSafeStore(Indexers{"labels": storeLabelIndexFunc, NamespaceIndex: MetaNamespaceIndexFunc}, Indices{})
+	for _, impl := range storeImpls {
+		t.Run(impl.name, func(t *testing.T) {
+			testThreadSafeStoreQueries(t, impl.new(t, Indexers{"labels": storeLabelIndexFunc, NamespaceIndex: MetaNamespaceIndexFunc}))
+		})
+	}
+}
+
+func testThreadSafeStoreQueries(t *testing.T, s ThreadSafeStore) {
 	s.Add("ns/c", storeObj("ns", "c", "1", "app", "x", "tier", "x"))
 	s.Add("ns/a", storeObj("ns", "a", "1", "app", "x"))
 	s.Add("other/b", storeObj("other", "b", "1", "tier", "y"))
@@ -330,14 +343,18 @@ func TestThreadSafeStoreQueries(t *testing.T) {
 }
 
 func TestThreadSafeStoreNilIndexFuncLeftOut(t *testing.T) {
-	handled := storeHandledErrors(t)
-	s := NewThreadSafeStore(Indexers{"nil": nil, "labels": storeLabelIndexFunc}, Indices{})
-	s.Add("a", storeObj("", "a", "1", "app", "x"))
-	if _, ok := s.GetIndexers()["nil"]; ok {
-		t.Error("nil index function kept")
-	}
-	if got := len(handled()); got != 1 {
-		t.Errorf("HandleError called %d times, want 1", got)
+	for _, impl := range storeImpls {
+		t.Run(impl.name, func(t *testing.T) {
+			handled := storeHandledErrors(t)
+			s := impl.new(t, Indexers{"nil": nil, "labels": storeLabelIndexFunc})
+			s.Add("a", storeObj("", "a", "1", "app", "x"))
+			if _, ok := s.GetIndexers()["nil"]; ok {
+				t.Error("nil index function kept")
+			}
+			if got := len(handled()); got != 1 {
+				t.Errorf("HandleError called %d times, want 1", got)
+			}
+		})
 	}
 }
 
@@ -353,34 +370,37 @@ func TestThreadSafeStoreIndexSetChangesDuringWrite(t *testing.T) {
 		{name: "indexable", obj: storeObj("", "a", "1", "app", "x")},
 		{name: "failing the added index", obj: storeObj("", "bad", "1", "app", "x"), wantErr: true},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			c := newThreadSafeMap(Indexers{"labels": storeLabelIndexFunc})
-			key := tc.obj.Name
-			p, err := c.prepare(key, tc.obj, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := c.AddIndexers(Indexers{"name": storeNameIndexFunc}); err != nil {
-				t.Fatal(err)
-			}
-			_, _, err = c.commit(key, tc.obj, p)
-			if gotErr := err != nil; gotErr != tc.wantErr {
-				t.Fatalf("commit error %v, want error: %v", err, tc.wantErr)
-			}
-			wantKeys := []string{key}
-			if tc.wantErr {
-				wantKeys = []string{}
-			}
-			keys, _ := c.IndexKeys("name", key)
-			if diff := cmp.Diff(wantKeys, append([]string{}, keys...)); diff != "" {
-				t.Errorf("name index (-want +got):\n%s", diff)
-			}
-			keys, _ = c.IndexKeys("labels", "x")
-			if diff := cmp.Diff(wantKeys, append([]string{}, keys...)); diff != "" {
-				t.Errorf("labels index (-want +got):\n%s", diff)
-			}
-		})
+	for _, impl := range storeImpls {
+		for _, tc := range tests {
+			t.Run(impl.name+"/"+tc.name, func(t *testing.T) {
+				s := impl.new(t, Indexers{"labels": storeLabelIndexFunc})
+				key := tc.obj.Name
+				c, stored := storeEngineOf(t, s, key, tc.obj)
+				p, err := c.prepare(key, stored, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := s.AddIndexers(Indexers{"name": storeNameIndexFunc}); err != nil {
+					t.Fatal(err)
+				}
+				_, _, err = c.commit(key, stored, p)
+				if gotErr := err != nil; gotErr != tc.wantErr {
+					t.Fatalf("commit error %v, want error: %v", err, tc.wantErr)
+				}
+				wantKeys := []string{key}
+				if tc.wantErr {
+					wantKeys = []string{}
+				}
+				keys, _ := s.IndexKeys("name", key)
+				if diff := cmp.Diff(wantKeys, append([]string{}, keys...)); diff != "" {
+					t.Errorf("name index (-want +got):\n%s", diff)
+				}
+				keys, _ = s.IndexKeys("labels", "x")
+				if diff := cmp.Diff(wantKeys, append([]string{}, keys...)); diff != "" {
+					t.Errorf("labels index (-want +got):\n%s", diff)
+				}
+			})
+		}
 	}
 }
 
@@ -430,19 +450,21 @@ func TestThreadSafeStoreMetrics(t *testing.T) {
 		{name: "reserved identity", id: reserved, want: []float64{5, 0, 123456789012345, 7}},
 		{name: "unreserved identity", id: InformerNameAndResource{}, want: nil},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			gauge := &storeGauge{}
-			s := NewThreadSafeStore(Indexers{}, Indices{}, WithThreadSafeStoreMetrics(tc.id, storeMetricsProvider{gauge}))
-			s.Add("a", storeObj("", "a", "5"))
-			s.Bookmark("")
-			s.Bookmark("not-a-number")
-			s.Replace(map[string]any{}, "9123456789012345")
-			s.DeleteWithObject("a", storeObj("", "a", "7"))
-			if diff := cmp.Diff(tc.want, gauge.get()); diff != "" {
-				t.Errorf("published (-want +got):\n%s", diff)
-			}
-		})
+	for _, impl := range storeImpls {
+		for _, tc := range tests {
+			t.Run(impl.name+"/"+tc.name, func(t *testing.T) {
+				gauge := &storeGauge{}
+				s := impl.new(t, Indexers{}, WithThreadSafeStoreMetrics(tc.id, storeMetricsProvider{gauge}))
+				s.Add("a", storeObj("", "a", "5"))
+				s.Bookmark("")
+				s.Bookmark("not-a-number")
+				s.Replace(map[string]any{}, "9123456789012345")
+				s.DeleteWithObject("a", storeObj("", "a", "7"))
+				if diff := cmp.Diff(tc.want, gauge.get()); diff != "" {
+					t.Errorf("published (-want +got):\n%s", diff)
+				}
+			})
+		}
 	}
 }
 

@@ -13,4 +13,10 @@
 // Inside, an open-addressing table (objectTable) gives every stored key a
 // small integer id, and the indexes (storeIndex) hold sets of those ids
 // (idSet) instead of sets of keys.
+//
+// For the Encode memory mode, an [Encoding] turns objects into [Encoded]
+// values, their serialized bytes, which Contents then holds in place of
+// the objects: the index functions, wrapped by [Encoding.IndexFunc], see
+// the object being written, and readers decode a fresh object, or copy
+// one of the few recently read objects the Encoding keeps decoded.
 package store
