@@ -132,8 +132,14 @@ type MemoryOptions struct {
 	// Encode keeps each object as serialized bytes (protobuf for the types
 	// that implement Marshal and Unmarshal, as the k8s.io/api types do;
 	// CBOR for *unstructured.Unstructured) and decodes it on read into a
-	// fresh object that the caller owns. Index values are computed at
-	// write. A type with no codec is an error at construction.
+	// fresh object that the caller owns: Get, GetByKey, List, ByIndex,
+	// Index, a resync and the old object of an update each decode what
+	// they return (a recently read object is deep-copied instead, see
+	// DecodedCacheSize), and writing to it never changes the cache.
+	// Handlers get the object the informer was handed (the caller's
+	// transform applied), not a decoded copy. Index values are computed
+	// at write, from that object. A type with no codec is an error at
+	// construction. Share has nothing to share with Encode on.
 	Encode bool
 
 	// DecodedCacheSize is how many recently read objects Encode keeps

@@ -80,8 +80,8 @@ func (lib Library) runs(w Workload) bool {
 // pipeline); then, on the initial syncs of the kinds of k8s.io/api only,
 // client-go and informer-go with a transform that drops managedFields, what
 // users write by hand to save memory; and, on the kinds of k8s.io/api
-// (syncs and reads), informer-go's memory modes Share and Trim
-// (DropManagedFields) with Share. Ratios are against the first.
+// (syncs and reads), informer-go's memory modes Share and Encode, each
+// alone and with Trim (DropManagedFields). Ratios are against the first.
 //
 // A memory mode of informer-go is one more variant:
 // {Name: "informer-go-<mode>", Variant: true, start: startInformerGo(options, nil)}.
@@ -93,6 +93,8 @@ var Libraries = []Library{
 	{Name: "informer-go-stripmf", Variant: true, SyncOnly: true, start: startInformerGo(informer.SharedIndexInformerOptions{}, stripManagedFields)},
 	{Name: "informer-go-share", Variant: true, start: startInformerGo(informer.SharedIndexInformerOptions{Memory: &informer.MemoryOptions{Share: true}}, nil)},
 	{Name: "informer-go-trim-share", Variant: true, start: startInformerGo(informer.SharedIndexInformerOptions{Memory: &informer.MemoryOptions{DropManagedFields: true, Share: true}}, nil)},
+	{Name: "informer-go-encode", Variant: true, start: startInformerGo(informer.SharedIndexInformerOptions{Memory: &informer.MemoryOptions{Encode: true}}, nil)},
+	{Name: "informer-go-trim-encode", Variant: true, start: startInformerGo(informer.SharedIndexInformerOptions{Memory: &informer.MemoryOptions{DropManagedFields: true, Encode: true}}, nil)},
 }
 
 // stripManagedFields is the transform users write to keep informers from

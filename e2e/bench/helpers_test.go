@@ -31,15 +31,23 @@ type library struct {
 // libraries are client-go and this library in both pipelines.
 var libraries = []library{
 	{name: "client-go", start: startClientGo(nil)},
-	{name: "informer-go", start: startInformerGo(false, nil)},
-	{name: "informer-go-inorder", start: startInformerGo(true, nil)},
+	{name: "informer-go", start: startInformerGo(cache.SharedIndexInformerOptions{}, nil)},
+	{name: "informer-go-inorder", start: startInformerGo(cache.SharedIndexInformerOptions{InOrder: true}, nil)},
 }
 
 // strippingLibraries are client-go and this library with a transform that
 // drops managedFields, what users write by hand to save memory.
 var strippingLibraries = []library{
 	{name: "client-go-stripmf", start: startClientGo(stripManagedFields)},
-	{name: "informer-go-stripmf", start: startInformerGo(false, stripManagedFields)},
+	{name: "informer-go-stripmf", start: startInformerGo(cache.SharedIndexInformerOptions{}, stripManagedFields)},
+}
+
+// memoryLibraries are this library's memory modes (see cache.MemoryOptions).
+var memoryLibraries = []library{
+	{name: "informer-go-share", start: startInformerGo(cache.SharedIndexInformerOptions{Memory: &cache.MemoryOptions{Share: true}}, nil)},
+	{name: "informer-go-trim-share", start: startInformerGo(cache.SharedIndexInformerOptions{Memory: &cache.MemoryOptions{DropManagedFields: true, Share: true}}, nil)},
+	{name: "informer-go-encode", start: startInformerGo(cache.SharedIndexInformerOptions{Memory: &cache.MemoryOptions{Encode: true}}, nil)},
+	{name: "informer-go-trim-encode", start: startInformerGo(cache.SharedIndexInformerOptions{Memory: &cache.MemoryOptions{DropManagedFields: true, Encode: true}}, nil)},
 }
 
 // stripManagedFields drops the managedFields of every object.
@@ -67,12 +75,10 @@ func startClientGo(transform clientgocache.TransformFunc) func(context.Context, 
 	}
 }
 
-func startInformerGo(inOrder bool, transform cache.TransformFunc) func(context.Context, *countingListWatch, kruntime.Object, *benchkit.LatencyHandler) (synced, done <-chan struct{}, err error) {
+func startInformerGo(opts cache.SharedIndexInformerOptions, transform cache.TransformFunc) func(context.Context, *countingListWatch, kruntime.Object, *benchkit.LatencyHandler) (synced, done <-chan struct{}, err error) {
 	return func(ctx context.Context, lw *countingListWatch, example kruntime.Object, h *benchkit.LatencyHandler) (synced, done <-chan struct{}, err error) {
-		inf := cache.NewSharedIndexInformerWithOptions(lw.forLibrary(), example, cache.SharedIndexInformerOptions{
-			Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
-			InOrder:  inOrder,
-		})
+		opts.Indexers = cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}
+		inf := cache.NewSharedIndexInformerWithOptions(lw.forLibrary(), example, opts)
 		if transform != nil {
 			if err := inf.SetTransform(transform); err != nil {
 				return nil, nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -33,9 +34,10 @@ const gcRuns = 3
 // status subresource by "kubelet", so that the server keeps managedFields
 // of both. Informers list them as protobuf (what Kubernetes' components
 // ask for) by a plain list. Every iteration syncs once with each library —
-// client-go, informer-go in both pipelines, and client-go and informer-go
-// with a transform that drops managedFields — in an order that rotates
-// between iterations; run it with -benchtime=5x for 5 rounds.
+// client-go, informer-go in both pipelines, client-go and informer-go
+// with a transform that drops managedFields, and informer-go's memory modes
+// Share and Encode, alone and with DropManagedFields — in an order that
+// rotates between iterations; run it with -benchtime=5x for 5 rounds.
 //
 // Metrics (see measureRounds), the median over the iterations for each
 // library and its ratio to client-go's: heap-B, the heap per cached object,
@@ -62,7 +64,7 @@ func BenchmarkPodMemory(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	measureRounds(b, append(libraries[:len(libraries):len(libraries)], strippingLibraries...), func(lib library) ([]metric, error) {
+	measureRounds(b, slices.Concat(libraries, strippingLibraries, memoryLibraries), func(lib library) ([]metric, error) {
 		return syncPodsOnce(client, ns, lib)
 	})
 	b.ReportMetric(object, "object-B") // after b.Loop, which drops the metrics reported before it
