@@ -8,7 +8,7 @@
 #   make bench-e2e  from a real kube-apiserver, client-go and this library: initial sync, heap per cached Pod, restart
 #   make fuzz       every fuzz target for FUZZTIME each (default 30s)
 #   make chaos      the seeded chaos test of the informer, CHAOS_SCHEDULES seeds per pipeline from CHAOS_FIRST
-#   make soak       16 handlers on 100k objects under traffic and faults for SOAK_DURATION: heap curve and profile
+#   make soak       16 handlers on 100k objects under traffic and faults for SOAK_DURATION (SOAK_MEMORY: a memory mode): heap curve and profile
 #   make lint       gofmt, go vet, staticcheck and the go mod tidy diff of every module
 #   make demo       runs examples/quickstart against the in-memory fake apiserver
 #   make e2e        only the end-to-end tests against a real etcd and kube-apiserver
@@ -38,6 +38,7 @@ CHAOS_FIRST     ?= 1
 SOAK_DURATION ?= 30m
 SOAK_OBJECTS  ?= 100000
 SOAK_OUT      ?= $(CURDIR)/bin/soak
+SOAK_MEMORY   ?= none
 
 # make bench-compare: rounds, initial-sync sizes, output directory (inside compare/) and extra flags
 # of compare/cmd/benchcompare, such as -run '^sync/realistic/100k' -libs informer-go -cpuprofile cpu.out.
@@ -113,7 +114,7 @@ chaos:
 # grow after warm-up, or a handler has not converged at the end.
 soak:
 	mkdir -p $(SOAK_OUT)
-	$(GO) test -count=1 -timeout 0 -run '^TestSoak$$' ./cache -soak.duration=$(SOAK_DURATION) -soak.objects=$(SOAK_OBJECTS) -soak.out=$(SOAK_OUT) -v
+	$(GO) test -count=1 -timeout 0 -run '^TestSoak$$' ./cache -soak.duration=$(SOAK_DURATION) -soak.objects=$(SOAK_OBJECTS) -soak.memory=$(SOAK_MEMORY) -soak.out=$(SOAK_OUT) -v
 
 lint: fmt vet staticcheck tidy
 

@@ -24,6 +24,7 @@ var (
 	soakObjects  = flag.Int("soak.objects", 100_000, "TestSoak: the number of objects")
 	soakRate     = flag.Int("soak.rate", 500, "TestSoak: writes per second")
 	soakInOrder  = flag.Bool("soak.inorder", false, "TestSoak: run the InOrder pipeline instead of the DeltaFIFO one")
+	soakMemory   = flag.String("soak.memory", "none", "TestSoak: the memory mode, by its name in chaosMemoryModes (none, trim, keep, share, trim+keep+share, encode, trim+encode)")
 	soakOut      = flag.String("soak.out", "", "TestSoak: the directory to write heap.csv and heap.pprof to (default: a temporary one)")
 )
 
@@ -95,8 +96,12 @@ func TestSoak(t *testing.T) {
 		out = t.TempDir()
 	}
 	installChaosPanicHandler(t)
+	memory := slices.IndexFunc(chaosMemoryModes, func(m chaosMemoryMode) bool { return m.name == *soakMemory })
+	if memory < 0 {
+		t.Fatalf("-soak.memory=%q: no such memory mode", *soakMemory)
+	}
 	cfg := chaosConfig{
-		seed: 1, inOrder: *soakInOrder, realTime: true,
+		seed: 1, inOrder: *soakInOrder, realTime: true, memory: chaosMemoryModes[memory],
 		server: framework.Options[*metav1.PartialObjectMetadata]{
 			WatchBufferSize: 1000, HistoryLimit: 10_000, BookmarkInterval: time.Minute,
 		},
