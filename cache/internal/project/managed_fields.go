@@ -23,6 +23,9 @@ func DropManagedFields(obj any) (any, error) {
 	case *unstructured.Unstructured:
 		if u != nil && u.Object != nil {
 			if md, ok := u.Object["metadata"].(map[string]any); ok {
+				// Deleting an absent key is still a write to the map,
+				// which may be shared once the object is cached.
+				//lint:ignore S1033 the guard keeps a second application read-only
 				if _, present := md["managedFields"]; present {
 					delete(md, "managedFields")
 				}
