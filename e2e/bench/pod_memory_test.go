@@ -125,7 +125,7 @@ func createPods(ctx context.Context, client kubernetes.Interface, ns string, n i
 		return fmt.Errorf("create the default ServiceAccount: %w", err)
 	}
 	ps := client.CoreV1().Pods(ns)
-	err := objects.CreateEach(ctx, n, func(ctx context.Context, i int) error {
+	err := objects.Parallel(n, 16, func(i int) error {
 		built := kinds.NewPod(i, 0)
 		pod := &corev1.Pod{
 			ObjectMeta: metav1.ObjectMeta{

@@ -22,6 +22,7 @@ import (
 	"k8s.io/klog/v2/ktesting"
 
 	"github.com/informer-go/informer/cache"
+	"github.com/informer-go/informer/e2e/internal/objects"
 	"github.com/informer-go/informer/wait"
 )
 
@@ -490,31 +491,16 @@ func newConfigMap(namespace, name string, labels map[string]string) *corev1.Conf
 // metadata.
 func createConfigMaps(t *testing.T, client kubernetes.Interface, namespace string, n, size int) {
 	t.Helper()
-	const workers = 16
-	names := make(chan string)
-	var wg sync.WaitGroup
-	var failed atomic.Pointer[error]
-	for range workers {
-		wg.Go(func() { // exits when names is closed
-			for name := range names {
-				cm := newConfigMap(namespace, name, nil)
-				if size > 0 {
-					cm.Data["payload"] = strings.Repeat("x", size)
-				}
-				_, err := client.CoreV1().ConfigMaps(namespace).Create(t.Context(), cm, metav1.CreateOptions{})
-				if err != nil {
-					failed.CompareAndSwap(nil, &err)
-				}
-			}
-		})
-	}
-	for i := range n {
-		names <- fmt.Sprintf("cm-%05d", i)
-	}
-	close(names)
-	wg.Wait()
-	if err := failed.Load(); err != nil {
-		t.Fatalf("create configmaps: %v", *err)
+	err := objects.Parallel(n, 16, func(i int) error {
+		cm := newConfigMap(namespace, fmt.Sprintf("cm-%05d", i), nil)
+		if size > 0 {
+			cm.Data["payload"] = strings.Repeat("x", size)
+		}
+		_, err := client.CoreV1().ConfigMaps(namespace).Create(t.Context(), cm, metav1.CreateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("create configmaps: %v", err)
 	}
 }
 

@@ -24,6 +24,7 @@ import (
 
 	"github.com/informer-go/informer/cache"
 	"github.com/informer-go/informer/e2e/internal/apiserver"
+	"github.com/informer-go/informer/e2e/internal/objects"
 )
 
 // convergeTimeout bounds every wait for informers to catch up with the
@@ -99,25 +100,8 @@ func shardStates(t *testing.T, objects []corev1.ConfigMap, count int) []state {
 // test with the first error.
 func parallel(t *testing.T, n, workers int, do func(i int) error) {
 	t.Helper()
-	next := make(chan int)
-	var wg sync.WaitGroup
-	var failed atomic.Pointer[error]
-	for range workers {
-		wg.Go(func() { // exits when next is closed
-			for i := range next {
-				if err := do(i); err != nil {
-					failed.CompareAndSwap(nil, &err)
-				}
-			}
-		})
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if err := failed.Load(); err != nil {
-		t.Fatal(*err)
+	if err := objects.Parallel(n, workers, do); err != nil {
+		t.Fatal(err)
 	}
 }
 

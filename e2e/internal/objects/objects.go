@@ -28,7 +28,7 @@ func ConfigMap(ns string, i int) *corev1.ConfigMap {
 // CreateConfigMaps creates ConfigMap(ns, i) for i from 0 to n-1, 16 at a
 // time, and returns the first error.
 func CreateConfigMaps(ctx context.Context, client kubernetes.Interface, ns string, n int) error {
-	err := CreateEach(ctx, n, func(ctx context.Context, i int) error {
+	err := Parallel(n, 16, func(i int) error {
 		_, err := client.CoreV1().ConfigMaps(ns).Create(ctx, ConfigMap(ns, i), metav1.CreateOptions{})
 		return err
 	})
@@ -38,26 +38,25 @@ func CreateConfigMaps(ctx context.Context, client kubernetes.Interface, ns strin
 	return nil
 }
 
-// CreateEach calls create for 0 to n-1 from 16 goroutines, and returns
+// Parallel calls do(0), ..., do(n-1) from workers goroutines and returns
 // once every call returned, with the first error.
-func CreateEach(ctx context.Context, n int, create func(ctx context.Context, i int) error) error {
-	const workers = 16
-	indexes := make(chan int)
+func Parallel(n, workers int, do func(i int) error) error {
+	next := make(chan int)
 	var wg sync.WaitGroup
 	var failed atomic.Pointer[error]
 	for range workers {
-		wg.Go(func() { // exits when indexes is closed
-			for i := range indexes {
-				if err := create(ctx, i); err != nil {
+		wg.Go(func() { // exits when next is closed
+			for i := range next {
+				if err := do(i); err != nil {
 					failed.CompareAndSwap(nil, &err)
 				}
 			}
 		})
 	}
 	for i := range n {
-		indexes <- i
+		next <- i
 	}
-	close(indexes)
+	close(next)
 	wg.Wait()
 	if err := failed.Load(); err != nil {
 		return *err
