@@ -71,9 +71,11 @@ const (
 //     stream without one for ReflectorOptions.WatchListStallTimeout is
 //     abandoned (client-go waits forever), and so, at once, is a stream that
 //     shows that the server ignored sendInitialEvents by sending a MODIFIED
-//     or DELETED event, or a bookmark without the annotation, before the
-//     annotated one (client-go waits forever for such a server too). After
-//     either the reflector uses paginated lists for good.
+//     or DELETED event, or a bookmark that does not carry the annotation,
+//     before the end bookmark (client-go waits forever for such a server
+//     too). After either the reflector uses paginated lists for good. A
+//     bookmark annotated with another value than "true" is not the end and
+//     is passed over, as on client-go.
 //   - A watch that ends normally is reopened at once from the last resource
 //     version, without a relist; but when two watches in a row end less than
 //     a second after they were requested, the next one waits a backoff delay

@@ -65,6 +65,14 @@ func bookmarkEvent(rv string, initialEventsEnd bool) watch.Event {
 	return watch.Event{Type: watch.Bookmark, Object: obj}
 }
 
+// bookmarkAnnotated is a bookmark at rv whose initial-events-end annotation
+// has the given value.
+func bookmarkAnnotated(rv, value string) watch.Event {
+	e := bookmarkEvent(rv, false)
+	e.Object.(*metav1.PartialObjectMetadata).Annotations = map[string]string{metav1.InitialEventsAnnotationKey: value}
+	return e
+}
+
 func added(name, rv string) watch.Event {
 	return watch.Event{Type: watch.Added, Object: pom(name, rv)}
 }

@@ -495,6 +495,15 @@ func TestReflectorScenarios(t *testing.T) {
 			wantGaps:  []gapCheck{immediate(0), backoffGap(2)},
 		},
 		{
+			name:      "a bookmark annotated false before the end bookmark is passed over, as on client-go",
+			watchList: true,
+			watches: []step{{events: []watch.Event{
+				added("a", "5"), bookmarkAnnotated("6", "false"), added("b", "7"), bookmarkEvent("10", true), added("c", "11"),
+			}, closeAtEnd: true}},
+			wantCalls: []call{watchListCall(""), watchCall("11")},
+			wantOps:   []string{"replace [ns/a@5 ns/b@7]@10", "add ns/c@11"},
+		},
+		{
 			name:      "a MODIFIED event before the end bookmark falls back to a paginated list at once, for good",
 			watchList: true,
 			lists:     []step{{list: pomList("10", "", a, b)}, {list: pomList("12", "", a, b)}},

@@ -143,6 +143,10 @@ func (r *Reflector) handleInitialEvents(ctx context.Context, start instant, w wa
 		if err := checkInitialEvent(event.Type, m); err != nil {
 			return "", err
 		}
+		if event.Type == watch.Bookmark && !isInitialEventsEndBookmark(m) {
+			// Annotated, but not the end yet: nothing to apply.
+			continue
+		}
 		rv := m.GetResourceVersion()
 		if !r.applyEvent(ctx, store, event, rv) {
 			continue
@@ -154,8 +158,6 @@ func (r *Reflector) handleInitialEvents(ctx context.Context, start instant, w wa
 			rd.progressed()
 			r.observer.initialEventReceived()
 		case watch.Bookmark:
-			// checkInitialEvent let only the initial-events-end bookmark
-			// through.
 			stopWatch = false
 			klog.FromContext(ctx).V(4).Info("Received the bookmark ending the initial events", "reflector", r.name, "type", r.typeDescription,
 				"items", applied, "duration", r.clock.Since(start.onClock))

@@ -36,15 +36,24 @@ func isInitialEventsEndBookmark(m metav1.Object) bool {
 	return m.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true"
 }
 
+// hasInitialEventsAnnotation reports whether the bookmark metadata m carries
+// [metav1.InitialEventsAnnotationKey], whatever its value.
+func hasInitialEventsAnnotation(m metav1.Object) bool {
+	_, ok := m.GetAnnotations()[metav1.InitialEventsAnnotationKey]
+	return ok
+}
+
 // checkInitialEvent returns an error wrapping [errInitialEventsNotStreamed]
 // when an event of type t, whose object has metadata m, shows that the server
 // is not streaming the initial list the reflector asked for. A server that
 // streams it sends the current objects as ADDED events and then the bookmark
 // annotated with [metav1.InitialEventsAnnotationKey]; kube-apiserver sends no
 // other bookmark before that one. A MODIFIED or DELETED event, or a bookmark
-// without the annotation, before it comes from a server that ignored
-// sendInitialEvents and is sending a plain watch, as aggregated API servers
-// that forward a backend's watch do. (kube-apiservers before 1.32, where
+// that does not carry the annotation at all, before it comes from a server
+// that ignored sendInitialEvents and is sending a plain watch, as aggregated
+// API servers that forward a backend's watch do. A bookmark that carries the
+// annotation with another value than "true" comes from a server that streams
+// initial events and is not the end yet: it passes, as on client-go. (kube-apiservers before 1.32, where
 // streaming lists were alpha, sent that bookmark from a timer and could
 // deliver a change first; for them the paginated list this leads to merely
 // costs more.)
@@ -52,7 +61,7 @@ func checkInitialEvent(t watch.EventType, m metav1.Object) error {
 	switch {
 	case t == watch.Modified || t == watch.Deleted:
 		return fmt.Errorf("%w: %s event before the initial-events-end bookmark", errInitialEventsNotStreamed, t)
-	case t == watch.Bookmark && !isInitialEventsEndBookmark(m):
+	case t == watch.Bookmark && !hasInitialEventsAnnotation(m):
 		return fmt.Errorf("%w: bookmark without the %s annotation before the initial-events-end bookmark",
 			errInitialEventsNotStreamed, metav1.InitialEventsAnnotationKey)
 	}
