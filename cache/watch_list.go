@@ -53,10 +53,10 @@ func hasInitialEventsAnnotation(m metav1.Object) bool {
 // that ignored sendInitialEvents and is sending a plain watch, as aggregated
 // API servers that forward a backend's watch do. A bookmark that carries the
 // annotation with another value than "true" comes from a server that streams
-// initial events and is not the end yet: it passes, as on client-go. (kube-apiservers before 1.32, where
-// streaming lists were alpha, sent that bookmark from a timer and could
-// deliver a change first; for them the paginated list this leads to merely
-// costs more.)
+// initial events and is not the end yet: it passes, as on client-go.
+// (kube-apiservers before 1.32, where streaming lists were alpha, sent that
+// bookmark from a timer and could deliver a change first; for them the
+// paginated list this leads to merely costs more.)
 func checkInitialEvent(t watch.EventType, m metav1.Object) error {
 	switch {
 	case t == watch.Modified || t == watch.Deleted:
